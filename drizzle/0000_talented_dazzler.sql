@@ -1,0 +1,127 @@
+CREATE SEQUENCE "atrium_tick" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1;--> statement-breakpoint
+CREATE TABLE "jobs" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"kind" text NOT NULL,
+	"key" text,
+	"payload" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"run_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"max_attempts" integer DEFAULT 5 NOT NULL,
+	"locked_until" timestamp with time zone,
+	"failed_at" timestamp with time zone,
+	"last_error" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "jobs_key_unique" UNIQUE("key")
+);
+--> statement-breakpoint
+CREATE TABLE "mcp_sessions" (
+	"id" text PRIMARY KEY NOT NULL,
+	"server" text NOT NULL,
+	"protocol_version" text NOT NULL,
+	"client_name" text NOT NULL,
+	"client_version" text,
+	"principal" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"last_seen_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"ended_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "activity" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"resource" text NOT NULL,
+	"resource_id" text NOT NULL,
+	"action" text NOT NULL,
+	"actor_id" text NOT NULL,
+	"actor_type" text NOT NULL,
+	"summary" text NOT NULL,
+	"changes" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "activity_actor_type_check" CHECK ("activity"."actor_type" IN ('human', 'agent', 'system')),
+	CONSTRAINT "activity_resource_check" CHECK ("activity"."resource" IN ('blog', 'changelog', 'roadmap', 'asset')),
+	CONSTRAINT "activity_action_check" CHECK ("activity"."action" IN ('created', 'updated', 'published', 'status_changed', 'archived', 'bulk_updated', 'deleted'))
+);
+--> statement-breakpoint
+CREATE TABLE "blog_posts" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"slug" text NOT NULL,
+	"title" text NOT NULL,
+	"content" text DEFAULT '' NOT NULL,
+	"description" text,
+	"author_name" text NOT NULL,
+	"author_email" text,
+	"tags" text[] DEFAULT '{}'::text[] NOT NULL,
+	"status" text DEFAULT 'draft' NOT NULL,
+	"og_image_url" text,
+	"publish_at" timestamp with time zone,
+	"published_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"search_text" text GENERATED ALWAYS AS (lower(coalesce(title, '') || ' ' || coalesce(description, '') || ' ' || coalesce(content, ''))) STORED,
+	CONSTRAINT "blog_posts_slug_unique" UNIQUE("slug"),
+	CONSTRAINT "blog_posts_status_check" CHECK ("blog_posts"."status" IN ('draft', 'review', 'scheduled', 'published', 'archived'))
+);
+--> statement-breakpoint
+CREATE TABLE "changelog_entries" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"slug" text NOT NULL,
+	"version" text NOT NULL,
+	"title" text NOT NULL,
+	"summary" text,
+	"content" text DEFAULT '' NOT NULL,
+	"type" text DEFAULT 'release' NOT NULL,
+	"highlights" text[] DEFAULT '{}'::text[] NOT NULL,
+	"status" text DEFAULT 'draft' NOT NULL,
+	"published_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"search_text" text GENERATED ALWAYS AS (lower(coalesce(title, '') || ' ' || coalesce(summary, '') || ' ' || coalesce(content, ''))) STORED,
+	CONSTRAINT "changelog_entries_slug_unique" UNIQUE("slug"),
+	CONSTRAINT "changelog_entries_version_unique" UNIQUE("version"),
+	CONSTRAINT "changelog_entries_status_check" CHECK ("changelog_entries"."status" IN ('draft', 'review', 'published')),
+	CONSTRAINT "changelog_entries_type_check" CHECK ("changelog_entries"."type" IN ('release', 'hotfix', 'beta', 'alpha'))
+);
+--> statement-breakpoint
+CREATE TABLE "roadmap_items" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"slug" text NOT NULL,
+	"title" text NOT NULL,
+	"description" text,
+	"summary" text,
+	"category" text,
+	"status" text DEFAULT 'planned' NOT NULL,
+	"priority" text DEFAULT 'medium' NOT NULL,
+	"priority_rank" integer GENERATED ALWAYS AS (CASE priority WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 ELSE 1 END) STORED,
+	"quarter" text,
+	"public" boolean DEFAULT true NOT NULL,
+	"shipped_at" timestamp with time zone,
+	"ship_note" text,
+	"changelog_version" text,
+	"votes" integer DEFAULT 0 NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"search_text" text GENERATED ALWAYS AS (lower(coalesce(title, '') || ' ' || coalesce(summary, '') || ' ' || coalesce(description, ''))) STORED,
+	CONSTRAINT "roadmap_items_slug_unique" UNIQUE("slug"),
+	CONSTRAINT "roadmap_items_status_check" CHECK ("roadmap_items"."status" IN ('planned', 'in_progress', 'shipped', 'cancelled', 'considering')),
+	CONSTRAINT "roadmap_items_priority_check" CHECK ("roadmap_items"."priority" IN ('low', 'medium', 'high', 'critical')),
+	CONSTRAINT "roadmap_items_category_check" CHECK ("roadmap_items"."category" IS NULL OR "roadmap_items"."category" IN ('product', 'platform', 'integrations', 'api', 'dx')),
+	CONSTRAINT "roadmap_items_votes_check" CHECK ("roadmap_items"."votes" >= 0)
+);
+--> statement-breakpoint
+CREATE TABLE "roadmap_votes" (
+	"item_id" bigint NOT NULL,
+	"voter_id" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "roadmap_votes_item_id_voter_id_pk" PRIMARY KEY("item_id","voter_id")
+);
+--> statement-breakpoint
+ALTER TABLE "roadmap_votes" ADD CONSTRAINT "roadmap_votes_item_id_roadmap_items_id_fk" FOREIGN KEY ("item_id") REFERENCES "roadmap_items"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "jobs_due_idx" ON "jobs" USING btree ("run_at") WHERE failed_at IS NULL;--> statement-breakpoint
+CREATE INDEX "activity_created_idx" ON "activity" USING btree ("created_at");--> statement-breakpoint
+CREATE INDEX "activity_resource_idx" ON "activity" USING btree ("resource","resource_id","created_at");--> statement-breakpoint
+CREATE INDEX "blog_posts_published_idx" ON "blog_posts" USING btree ("published_at" DESC NULLS LAST) WHERE status = 'published';--> statement-breakpoint
+CREATE INDEX "blog_posts_tags_idx" ON "blog_posts" USING gin ("tags");--> statement-breakpoint
+CREATE INDEX "blog_posts_search_idx" ON "blog_posts" USING gin ("search_text" gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "changelog_entries_published_idx" ON "changelog_entries" USING btree ("published_at" DESC NULLS LAST) WHERE status = 'published';--> statement-breakpoint
+CREATE INDEX "changelog_entries_search_idx" ON "changelog_entries" USING gin ("search_text" gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "roadmap_items_order_idx" ON "roadmap_items" USING btree ("priority_rank" DESC NULLS LAST,"votes" DESC NULLS LAST,"updated_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "roadmap_items_search_idx" ON "roadmap_items" USING gin ("search_text" gin_trgm_ops);

@@ -1,0 +1,137 @@
+/**
+ * Every environment variable Atrium reads, parsed and validated in one place (DESIGN section 1).
+ * Services receive a `Config` object; nothing else reads `process.env`.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const url = z.string().url();
+const optionalText = z.string().min(1).optional();
+
+const envSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  ORG_PORT: port.default(8080),
+  ORG_PUBLIC_URL: url.optional(),
+  AUTH_PUBLIC_URL: url.optional(),
+  CONTENT_PORT: port.default(8081),
+  CONTENT_PUBLIC_URL: url.optional(),
+  ATRIUM_DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: url.optional(),
+  ORG_DATABASE_URL: url.optional(),
+  CONTENT_DATABASE_URL: url.optional(),
+  CONTENT_API_SECRET: z.string().min(16, 'CONTENT_API_SECRET must be at least 16 characters').optional(),
+  ATRIUM_ADMIN_EMAIL: z.string().email().optional(),
+  ATRIUM_ADMIN_PASSWORD: z.string().min(8).optional(),
+  ATRIUM_ORG_FILE: optionalText,
+  /** Development only: lets client ID metadata documents be fetched from loopback addresses. */
+  ATRIUM_CIMD_ALLOW_LOOPBACK: z.enum(['0', '1', 'true', 'false']).optional(),
+  REVALIDATE_URL: url.optional(),
+  REVALIDATE_SECRET: optionalText,
+  LLM_BASE_URL: url.optional(),
+  LLM_API_KEY: optionalText,
+  LLM_MODEL: optionalText,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** Where a service keeps its data: the embedded database under the data dir, or a PostgreSQL schema. */
+export interface DatabaseConfig {
+  /** PostgreSQL connection string; absent means the embedded PGlite database in `dataDir`. */
+  url?: string;
+  /** Directory of the embedded database (ignored when `url` is set). `memory://` keeps it in memory. */
+  dataDir: string;
+  /** PostgreSQL schema holding this service's tables. */
+  schema: string;
+}
+
+export interface ContentConfig {
+  host: string;
+  port: number;
+  publicUrl: string;
+  database: DatabaseConfig;
+  /** Bearer secret for protected REST routes and the content MCP endpoint; generated when unset. */
+  apiSecret?: string;
+  dataDir: string;
+  assetDir: string;
+  revalidate: { url?: string; secret?: string };
+  logLevel: string;
+}
+
+export interface OrgConfig {
+  host: string;
+  port: number;
+  publicUrl: string;
+  authPublicUrl: string;
+  database: DatabaseConfig;
+  dataDir: string;
+  admin: { email?: string; password?: string };
+  orgFile?: string;
+  cimdAllowLoopback: boolean;
+  /** URL and secret of the content service when it runs beside org (for the publish capability). */
+  content?: { url: string; apiSecret?: string };
+  llm: { baseUrl?: string; apiKey?: string; model?: string };
+  logLevel: string;
+}
+
+export interface Config {
+  content: ContentConfig;
+  org: OrgConfig;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(stripEmpty(env));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.ATRIUM_DATA_DIR);
+  const orgPublicUrl = trimSlash(e.ORG_PUBLIC_URL ?? `http://localhost:${e.ORG_PORT}`);
+  const contentPublicUrl = trimSlash(e.CONTENT_PUBLIC_URL ?? `http://localhost:${e.CONTENT_PORT}`);
+
+  const content: ContentConfig = {
+    host: e.HOST,
+    port: e.CONTENT_PORT,
+    publicUrl: contentPublicUrl,
+    database: {
+      url: e.CONTENT_DATABASE_URL ?? e.DATABASE_URL,
+      dataDir: path.join(dataDir, 'content'),
+      schema: 'content',
+    },
+    apiSecret: e.CONTENT_API_SECRET,
+    dataDir,
+    assetDir: path.join(dataDir, 'assets'),
+    revalidate: { url: e.REVALIDATE_URL, secret: e.REVALIDATE_SECRET },
+    logLevel: e.LOG_LEVEL,
+  };
+  const org: OrgConfig = {
+    host: e.HOST,
+    port: e.ORG_PORT,
+    publicUrl: orgPublicUrl,
+    authPublicUrl: trimSlash(e.AUTH_PUBLIC_URL ?? orgPublicUrl),
+    database: {
+      url: e.ORG_DATABASE_URL ?? e.DATABASE_URL,
+      dataDir: path.join(dataDir, 'org'),
+      schema: 'org',
+    },
+    dataDir,
+    admin: { email: e.ATRIUM_ADMIN_EMAIL, password: e.ATRIUM_ADMIN_PASSWORD },
+    orgFile: e.ATRIUM_ORG_FILE,
+    cimdAllowLoopback: e.ATRIUM_CIMD_ALLOW_LOOPBACK === '1' || e.ATRIUM_CIMD_ALLOW_LOOPBACK === 'true',
+    content: { url: contentPublicUrl, apiSecret: e.CONTENT_API_SECRET },
+    llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL },
+    logLevel: e.LOG_LEVEL,
+  };
+  return { content, org };
+}
+
+/** An exported-but-empty variable (`FOO=`) means "unset", as most shells and .env files intend. */
+function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => !!entry[1]));
+}
+
+function trimSlash(value: string): string {
+  return value.replace(/\/+$/, '');
+}

@@ -1,0 +1,18 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { ContentConfig } from '../config.js';
+import type { Database, Db } from '../platform/database.js';
+import type { JobHandler, JobWorker } from '../platform/jobs.js';
+
+/** Everything a content domain function, REST route or MCP tool may need, built once per service. */
+export interface ContentContext {
+  config: ContentConfig;
+  database: Database;
+  db: Db;
+  /** The bearer secret protecting writes, drafts, activity and the MCP endpoint. */
+  apiSecret: string;
+  jobs: JobWorker;
+  log: FastifyBaseLogger;
+}
+
+/** Job kinds the content service runs, registered by the modules that own them. */
+export type ContentJobHandlers = Record<string, (ctx: ContentContext) => JobHandler>;

@@ -1,0 +1,23 @@
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { HttpServer } from '../../platform/http.js';
+import type { ContentContext } from '../context.js';
+
+const healthBody = z.object({ ok: z.boolean(), service: z.string(), mcp: z.string() });
+
+export function registerHealthRoutes(app: HttpServer, ctx: ContentContext): void {
+  app.get(
+    '/health',
+    { schema: { tags: ['health'], summary: 'Service health', response: { 200: healthBody, 503: healthBody } } },
+    async (_request, reply) => {
+      const ok = await ctx.db.execute(sql`SELECT 1`).then(
+        () => true,
+        (error) => {
+          ctx.log.error({ err: error }, 'health check: database does not answer');
+          return false;
+        },
+      );
+      return reply.code(ok ? 200 : 503).send({ ok, service: 'atrium-content', mcp: '/mcp' });
+    },
+  );
+}

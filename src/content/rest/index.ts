@@ -1,0 +1,8 @@
+import type { HttpServer } from '../../platform/http.js';
+import type { ContentContext } from '../context.js';
+import { registerHealthRoutes } from './health.js';
+
+/** Every REST route of spec section 4.4, one module per resource. */
+export function registerRestRoutes(app: HttpServer, ctx: ContentContext): void {
+  registerHealthRoutes(app, ctx);
+}

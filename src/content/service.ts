@@ -1,0 +1,59 @@
+/**
+ * The content service: one Fastify server carrying the REST API (interface C) and the content MCP
+ * endpoint (interface B) over one domain layer, plus the job worker for scheduled publishing and
+ * revalidation retries.
+ */
+import type { ContentConfig } from '../config.js';
+import { openDatabase } from '../platform/database.js';
+import { createHttpServer, type HttpServer } from '../platform/http.js';
+import { startJobWorker } from '../platform/jobs.js';
+import { loadOrCreateSecret } from '../platform/secrets.js';
+import type { ContentContext } from './context.js';
+import { contentJobHandlers } from './jobs.js';
+import { registerRestRoutes } from './rest/index.js';
+
+export interface ContentService {
+  app: HttpServer;
+  ctx: ContentContext;
+  /** Starts listening; resolves with the bound URL (useful with port 0). */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface ContentServiceOptions {
+  /** How often the job worker looks for due jobs; default 500 ms. */
+  jobPollMs?: number;
+}
+
+export async function createContentService(config: ContentConfig, options: ContentServiceOptions = {}): Promise<ContentService> {
+  const app = createHttpServer({ service: 'content', logLevel: config.logLevel });
+  const database = await openDatabase(config.database);
+  let apiSecret = config.apiSecret;
+  if (!apiSecret) {
+    const stored = await loadOrCreateSecret(config.dataDir, 'content-api-secret');
+    apiSecret = stored.value;
+    app.log.warn({ file: stored.file }, stored.created ? 'generated CONTENT_API_SECRET' : 'using generated CONTENT_API_SECRET');
+  }
+
+  const ctx = { config, database, db: database.db, apiSecret, log: app.log } as ContentContext;
+  const handlers = Object.fromEntries(Object.entries(contentJobHandlers).map(([kind, make]) => [kind, make(ctx)]));
+  ctx.jobs = startJobWorker(database, { handlers, log: app.log, pollMs: options.jobPollMs });
+
+  registerRestRoutes(app, ctx);
+
+  app.addHook('onClose', async () => {
+    await ctx.jobs.stop();
+    await database.close();
+  });
+
+  return {
+    app,
+    ctx,
+    async listen() {
+      const address = await app.listen({ host: config.host, port: config.port });
+      app.log.info({ url: config.publicUrl, listening: address }, `content service listening on ${address}`);
+      return address;
+    },
+    close: () => app.close(),
+  };
+}

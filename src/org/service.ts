@@ -1,0 +1,37 @@
+/**
+ * The organization service: the OAuth 2.1 authorization server, the organization MCP endpoint and the
+ * people's web pages (interface A). For now it answers its health route.
+ */
+import { sql } from 'drizzle-orm';
+import type { OrgConfig } from '../config.js';
+import { openDatabase, type Database } from '../platform/database.js';
+import { createHttpServer, type HttpServer } from '../platform/http.js';
+
+export interface OrgService {
+  app: HttpServer;
+  database: Database;
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function createOrgService(config: OrgConfig): Promise<OrgService> {
+  const app = createHttpServer({ service: 'org', logLevel: config.logLevel });
+  const database = await openDatabase(config.database);
+
+  app.get('/health', async (_request, reply) => {
+    const ok = await database.db.execute(sql`SELECT 1`).then(() => true, () => false);
+    return reply.code(ok ? 200 : 503).send({ ok, service: 'atrium-org', mcp: '/mcp' });
+  });
+
+  app.addHook('onClose', () => database.close());
+  return {
+    app,
+    database,
+    async listen() {
+      const address = await app.listen({ host: config.host, port: config.port });
+      app.log.info({ url: config.publicUrl, listening: address }, `org service listening on ${address}`);
+      return address;
+    },
+    close: () => app.close(),
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * One query path on two engines (DESIGN section 7): the embedded PGlite by default, PostgreSQL through
+ * `pg` when a URL is configured. Both get the same drizzle schema and the same migration set; each service
+ * lives in its own PostgreSQL schema, selected through `search_path` so queries stay unqualified.
+ *
+ * Transactions go only through `db.transaction()`: on PGlite a raw `BEGIN` would let a concurrent query
+ * join the transaction and be rolled back with it.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+
+export type Db = PgDatabase<PgQueryResultHKT>;
+/** Inside `db.transaction(async (tx) => …)`; accepted wherever a `Db` is. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+export type Queryable = Db | Tx;
+
+export interface Database {
+  db: Db;
+  engine: 'pglite' | 'postgres';
+  schema: string;
+  /** Rows of a raw SQL statement, the same shape on both engines. */
+  rows<T extends Record<string, unknown>>(query: ReturnType<typeof sql>): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+export const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+
+/** All Atrium processes on one PostgreSQL database serialize their migrations on this lock. */
+const MIGRATION_LOCK = 7_406_127_301;
+
+export async function openDatabase(config: DatabaseConfig, options: { poolSize?: number } = {}): Promise<Database> {
+  assertSchemaName(config.schema);
+  return config.url ? openPostgres(config.url, config.schema, options.poolSize ?? 10) : openPglite(config);
+}
+
+async function openPglite(config: DatabaseConfig): Promise<Database> {
+  const inMemory = config.dataDir.startsWith('memory://');
+  if (!inMemory) await mkdir(config.dataDir, { recursive: true });
+  const client = await PGlite.create(inMemory ? undefined : config.dataDir, { extensions: { pg_trgm } });
+  // pg_trgm is loaded on every open; the extension's objects live in public, next to our schema on the path.
+  await client.exec(`
+    CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
+    CREATE SCHEMA IF NOT EXISTS "${config.schema}";
+    SET search_path TO "${config.schema}", public;
+    SET TimeZone TO 'UTC';
+  `);
+  const db = drizzlePglite({ client }) as unknown as Db;
+  await migratePglite(db as never, { migrationsFolder, migrationsSchema: config.schema });
+  return {
+    db,
+    engine: 'pglite',
+    schema: config.schema,
+    rows: async (query) => ((await db.execute(query)) as unknown as { rows: never[] }).rows,
+    close: () => client.close(),
+  };
+}
+
+async function openPostgres(url: string, schema: string, poolSize: number): Promise<Database> {
+  await migratePostgres(url, schema);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    options: `-c search_path="${schema}",public -c TimeZone=UTC`,
+  });
+  const db = drizzlePg({ client: pool }) as unknown as Db;
+  return {
+    db,
+    engine: 'postgres',
+    schema,
+    rows: async (query) => ((await db.execute(query)) as unknown as { rows: never[] }).rows,
+    close: () => pool.end(),
+  };
+}
+
+/**
+ * Migrations run under a session advisory lock so that several processes starting at once on one empty
+ * database take turns instead of colliding on `CREATE TABLE`.
+ */
+async function migratePostgres(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, options: `-c search_path="${schema}",public -c TimeZone=UTC` });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public');
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await migratePg(drizzlePg({ client }), { migrationsFolder, migrationsSchema: schema });
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    await client.end();
+  }
+}
+
+/** Schema names are interpolated into SQL, so only plain identifiers are allowed. */
+function assertSchemaName(schema: string): void {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid database schema name: ${schema}`);
+}
+
+/** Drops a schema and everything in it; used by tests to clean up after themselves. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  assertSchemaName(schema);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The HTTP server factory both services use: Fastify with zod schemas as the single source of request
+ * validation (and of the OpenAPI document), one structured log line per request, and one error mapper
+ * that turns anything thrown into the catalogued JSON error shape.
+ */
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import {
+  hasZodFastifySchemaValidationErrors,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { AppError, isAppError } from './errors.js';
+import { loggerOptions } from './logger.js';
+
+export type HttpServer = FastifyInstance<any, any, any, any, ZodTypeProvider>;
+
+export interface HttpServerOptions {
+  service: string;
+  logLevel: string;
+  /** Largest request body accepted, in bytes; default 1 MiB. */
+  bodyLimit?: number;
+}
+
+export function createHttpServer(options: HttpServerOptions): HttpServer {
+  const app = Fastify({
+    logger: loggerOptions(options.logLevel, options.service),
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // Clients such as load balancers get a clean close on shutdown instead of a reset mid-request.
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+  });
+
+  app.setErrorHandler((error, request, reply) => sendError(toAppError(error, request), reply));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(new AppError('not_found', 404, `no route for ${request.method} ${request.url.split('?')[0]}`), reply),
+  );
+  return app;
+}
+
+export function sendError(error: AppError, reply: FastifyReply): FastifyReply {
+  if (error.status === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', 'Bearer');
+  return reply.code(error.status).type('application/json; charset=utf-8').send(error.toJSON());
+}
+
+/** Maps Fastify's own and zod's errors onto the shared codes; anything unexpected is logged and hidden. */
+export function toAppError(error: unknown, request: FastifyRequest): AppError {
+  if (isAppError(error)) return error;
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const issues = error.validation.map((issue) => ({
+      field: [error.validationContext, issue.instancePath.replace(/^\//, '').replaceAll('/', '.')]
+        .filter(Boolean)
+        .join('.'),
+      message: issue.message,
+    }));
+    const summary = issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ');
+    return new AppError('invalid_request', 400, `invalid request: ${summary}`, { issues });
+  }
+  const status = (error as FastifyError)?.statusCode;
+  if (status === 413) return new AppError('payload_too_large', 413, 'request body is too large');
+  if (status === 415) return new AppError('unsupported_media_type', 415, (error as Error).message);
+  if (status === 429) return new AppError('rate_limited', 429, 'too many requests, slow down');
+  if (status && status >= 400 && status < 500) return new AppError('invalid_request', 400, (error as Error).message);
+  request.log.error({ err: error }, 'unhandled error');
+  return new AppError('internal_error', 500, 'internal server error');
+}

@@ -1,0 +1,153 @@
+/**
+ * The durable job queue (DESIGN section 7): enqueue inside the caller's transaction, claim with
+ * `FOR UPDATE SKIP LOCKED` and a lease, retry with backoff, keep failures for inspection.
+ * Handlers must be idempotent: a job whose lease expires mid-run (a crashed process) runs again.
+ */
+import { sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database, Queryable } from './database.js';
+import { jobs } from './schema.js';
+
+export type JobHandler = (payload: Record<string, unknown>, job: { id: number; attempts: number }) => Promise<void>;
+
+export interface EnqueueOptions {
+  /** When to run; default now. */
+  runAt?: Date | string;
+  /** A pending job with the same key is replaced (its time and payload updated) instead of duplicated. */
+  key?: string;
+  maxAttempts?: number;
+}
+
+export async function enqueueJob(
+  db: Queryable,
+  kind: string,
+  payload: Record<string, unknown>,
+  options: EnqueueOptions = {},
+): Promise<void> {
+  const runAt = options.runAt ? new Date(options.runAt).toISOString() : sql`now()`;
+  const values = { kind, payload, runAt: runAt as string, key: options.key, maxAttempts: options.maxAttempts ?? 5 };
+  if (!options.key) {
+    await db.insert(jobs).values(values);
+    return;
+  }
+  await db
+    .insert(jobs)
+    .values(values)
+    .onConflictDoUpdate({
+      target: jobs.key,
+      set: { kind, payload, runAt: values.runAt, attempts: 0, failedAt: null, lastError: null, lockedUntil: null },
+    });
+}
+
+export async function cancelJob(db: Queryable, key: string): Promise<void> {
+  await db.delete(jobs).where(sql`${jobs.key} = ${key}`);
+}
+
+interface ClaimedJob extends Record<string, unknown> {
+  id: number | string;
+  kind: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  max_attempts: number;
+}
+
+export interface JobWorkerOptions {
+  handlers: Record<string, JobHandler>;
+  log: FastifyBaseLogger;
+  /** How often to look for due jobs; default 500 ms. */
+  pollMs?: number;
+  /** How long a claimed job stays invisible to other workers; default 60 s. */
+  leaseSeconds?: number;
+  batchSize?: number;
+}
+
+export interface JobWorker {
+  /** Look for due jobs now instead of at the next poll. */
+  wake(): void;
+  /** Claim and run every due job once; resolves when they are done. */
+  runDue(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export function startJobWorker(database: Database, options: JobWorkerOptions): JobWorker {
+  const { handlers, log } = options;
+  const pollMs = options.pollMs ?? 500;
+  const leaseSeconds = options.leaseSeconds ?? 60;
+  const batchSize = options.batchSize ?? 10;
+  const kinds = Object.keys(handlers);
+  let stopped = false;
+  let running: Promise<number> | null = null;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function claim(): Promise<ClaimedJob[]> {
+    if (kinds.length === 0) return [];
+    return database.rows<ClaimedJob>(sql`
+      UPDATE jobs SET locked_until = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1
+      WHERE id IN (
+        SELECT id FROM jobs
+        WHERE failed_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+          AND kind IN (${sql.join(kinds.map((kind) => sql`${kind}`), sql`, `)})
+        ORDER BY run_at
+        LIMIT ${batchSize}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING id, kind, payload, attempts, max_attempts`);
+  }
+
+  async function runOne(job: ClaimedJob): Promise<void> {
+    const id = Number(job.id);
+    try {
+      await handlers[job.kind](job.payload, { id, attempts: job.attempts });
+      await database.db.execute(sql`DELETE FROM jobs WHERE id = ${id}`);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const exhausted = job.attempts >= job.max_attempts;
+      // Exponential backoff: 1 s, 2 s, 4 s, … capped at 5 minutes.
+      const delay = Math.min(2 ** (job.attempts - 1), 300);
+      log.warn({ job: id, kind: job.kind, attempts: job.attempts, err: message, exhausted }, 'job failed');
+      await database.db.execute(sql`
+        UPDATE jobs SET locked_until = NULL, last_error = ${message},
+          run_at = now() + make_interval(secs => ${delay}),
+          failed_at = CASE WHEN ${exhausted} THEN now() ELSE NULL END
+        WHERE id = ${id}`);
+    }
+  }
+
+  async function drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const claimed = await claim();
+      if (claimed.length === 0) return total;
+      await Promise.all(claimed.map(runOne));
+      total += claimed.length;
+    }
+  }
+
+  function runDue(): Promise<number> {
+    running ??= drain()
+      .catch((error) => {
+        if (!stopped) log.error({ err: error }, 'job worker poll failed');
+        return 0;
+      })
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    timer = setTimeout(() => void runDue().then(schedule), pollMs);
+    timer.unref();
+  }
+  schedule();
+
+  return {
+    wake: () => void runDue(),
+    runDue,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

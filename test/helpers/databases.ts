@@ -1,0 +1,54 @@
+/**
+ * The databases every domain and end-to-end test runs against: the embedded PGlite (in memory) and,
+ * when TEST_DATABASE_URL is set (CI sets it), a real PostgreSQL server in a schema of its own that is
+ * dropped afterwards, so runs never collide.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { DatabaseConfig } from '../../src/config.js';
+import { dropSchema } from '../../src/platform/database.js';
+
+export type Engine = 'pglite' | 'postgres';
+
+export const postgresUrl = process.env.TEST_DATABASE_URL;
+
+export const engines: Engine[] = postgresUrl ? ['pglite', 'postgres'] : ['pglite'];
+if (!postgresUrl) console.warn('TEST_DATABASE_URL is not set: tests run on the embedded database only');
+
+export interface TestDatabase {
+  config: DatabaseConfig;
+  drop(): Promise<void>;
+}
+
+export function uniqueName(prefix = 't'): string {
+  return `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
+}
+
+/** A fresh, empty database of the given engine. */
+export function testDatabase(engine: Engine): TestDatabase {
+  if (engine === 'pglite') return { config: { dataDir: 'memory://', schema: 'content' }, drop: async () => {} };
+  if (!postgresUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const schema = uniqueName();
+  return { config: { url: postgresUrl, dataDir: '', schema }, drop: () => dropSchema(postgresUrl, schema) };
+}
+
+/** A whole fresh PostgreSQL database (for tests of several processes with the default schema names). */
+export async function createScratchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!postgresUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const name = uniqueName('atrium');
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(postgresUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
