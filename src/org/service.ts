@@ -6,10 +6,12 @@ import { sql } from 'drizzle-orm';
 import type { OrgConfig } from '../config.js';
 import { openDatabase, type Database } from '../platform/database.js';
 import { createHttpServer, type HttpServer } from '../platform/http.js';
+import type { OrgContext } from './context.js';
 
 export interface OrgService {
   app: HttpServer;
   database: Database;
+  ctx: OrgContext;
   listen(): Promise<string>;
   close(): Promise<void>;
 }
@@ -17,6 +19,7 @@ export interface OrgService {
 export async function createOrgService(config: OrgConfig): Promise<OrgService> {
   const app = createHttpServer({ service: 'org', logLevel: config.logLevel });
   const database = await openDatabase(config.database);
+  const ctx: OrgContext = { config, database, db: database.db, log: app.log };
 
   app.get('/health', async (_request, reply) => {
     const ok = await database.db.execute(sql`SELECT 1`).then(() => true, () => false);
@@ -27,6 +30,7 @@ export async function createOrgService(config: OrgConfig): Promise<OrgService> {
   return {
     app,
     database,
+    ctx,
     async listen() {
       const address = await app.listen({ host: config.host, port: config.port });
       app.log.info({ url: config.publicUrl, listening: address }, `org service listening on ${address}`);
