@@ -1,0 +1,100 @@
+/**
+ * Starts a real org service on port 0 against a fresh database and speaks HTTP to it.
+ *
+ * The public URLs are only known once the server listens, so they are written into the config object
+ * after `listen()`; the service reads `config.publicUrl` / `config.authPublicUrl` per request, never at
+ * construction.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { OrgConfig } from '../../src/config.js';
+import { createOrgService, type OrgService } from '../../src/org/service.js';
+import { testDatabase, type Engine, type TestDatabase } from './databases.js';
+
+/** The owner every test org starts with (DESIGN section 1: ATRIUM_ADMIN_EMAIL / ATRIUM_ADMIN_PASSWORD). */
+export const OWNER = { email: 'owner@example.com', password: 'owner-password-123' } as const;
+
+export interface TestOrg {
+  url: string;
+  service: OrgService;
+  config: OrgConfig;
+  /** fetch against the service; `json` sends a JSON body, `form` an urlencoded one. Redirects are not followed. */
+  request(method: string, path: string, options?: OrgRequestOptions): Promise<OrgResponse>;
+  close(): Promise<void>;
+}
+
+export interface OrgRequestOptions {
+  json?: unknown;
+  form?: Record<string, string>;
+  body?: BodyInit;
+  headers?: Record<string, string>;
+}
+
+export interface OrgResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export interface StartOrgOptions {
+  config?: Partial<OrgConfig>;
+  /** Share an existing database instead of a fresh one (for several processes on one PostgreSQL). */
+  database?: TestDatabase;
+}
+
+export async function startOrg(engine: Engine, options: StartOrgOptions = {}): Promise<TestOrg> {
+  const database = options.database ?? testDatabase(engine);
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'atrium-org-'));
+  const config: OrgConfig = {
+    host: '127.0.0.1',
+    port: 0,
+    publicUrl: 'http://placeholder',
+    authPublicUrl: 'http://placeholder',
+    database: engine === 'pglite' ? { ...database.config, schema: 'org' } : database.config,
+    dataDir,
+    admin: { email: OWNER.email, password: OWNER.password },
+    cimdAllowLoopback: false,
+    llm: {},
+    logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...options.config,
+  };
+  const service = await createOrgService(config);
+  const url = await service.listen();
+  config.publicUrl = options.config?.publicUrl ?? url;
+  config.authPublicUrl = options.config?.authPublicUrl ?? config.publicUrl;
+
+  async function request(method: string, route: string, opts: OrgRequestOptions = {}): Promise<OrgResponse> {
+    const headers: Record<string, string> = { ...opts.headers };
+    let body = opts.body;
+    if (opts.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = typeof opts.json === 'string' ? opts.json : JSON.stringify(opts.json);
+    } else if (opts.form) {
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(opts.form).toString();
+    }
+    const response = await fetch(url + route, { method, headers, body, redirect: 'manual' });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  }
+
+  return {
+    url,
+    service,
+    config,
+    request,
+    async close() {
+      await service.close();
+      if (!options.database) await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
