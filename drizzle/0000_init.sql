@@ -114,7 +114,107 @@ CREATE TABLE "roadmap_votes" (
 	CONSTRAINT "roadmap_votes_item_id_voter_id_pk" PRIMARY KEY("item_id","voter_id")
 );
 --> statement-breakpoint
+CREATE TABLE "agents" (
+	"id" text PRIMARY KEY NOT NULL,
+	"key" text,
+	"kind" text NOT NULL,
+	"name" text NOT NULL,
+	"description" text DEFAULT '' NOT NULL,
+	"autonomy" integer NOT NULL,
+	"responsible_person_id" text,
+	"budget" integer,
+	"delivery" jsonb,
+	"client_id" text,
+	"status" text DEFAULT 'active' NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "agents_key_unique" UNIQUE("key")
+);
+--> statement-breakpoint
+CREATE TABLE "capabilities" (
+	"id" text PRIMARY KEY NOT NULL,
+	"key" text NOT NULL,
+	"name" text NOT NULL,
+	"description" text DEFAULT '' NOT NULL,
+	"risk" text NOT NULL,
+	"cost" integer DEFAULT 0 NOT NULL,
+	"connector" jsonb NOT NULL,
+	"input_schema" jsonb,
+	"enabled" boolean DEFAULT true NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "capabilities_key_unique" UNIQUE("key")
+);
+--> statement-breakpoint
+CREATE TABLE "org_secrets" (
+	"name" text PRIMARY KEY NOT NULL,
+	"value" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "organization" (
+	"id" text PRIMARY KEY NOT NULL,
+	"name" text NOT NULL,
+	"client_autonomy" integer DEFAULT 1 NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "people" (
+	"id" text PRIMARY KEY NOT NULL,
+	"email" text NOT NULL,
+	"name" text NOT NULL,
+	"role" text NOT NULL,
+	"password_hash" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "people_email_unique" UNIQUE("email")
+);
+--> statement-breakpoint
+CREATE TABLE "rate_limits" (
+	"key" text PRIMARY KEY NOT NULL,
+	"window_start" timestamp with time zone NOT NULL,
+	"count" integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "space_members" (
+	"space_id" text NOT NULL,
+	"person_id" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "space_members_space_id_person_id_pk" PRIMARY KEY("space_id","person_id")
+);
+--> statement-breakpoint
+CREATE TABLE "spaces" (
+	"id" text PRIMARY KEY NOT NULL,
+	"key" text NOT NULL,
+	"name" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "spaces_key_unique" UNIQUE("key")
+);
+--> statement-breakpoint
+CREATE TABLE "standing_rules" (
+	"id" text PRIMARY KEY NOT NULL,
+	"position" integer NOT NULL,
+	"name" text NOT NULL,
+	"when" jsonb NOT NULL,
+	"then" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "standing_rules_position_unique" UNIQUE("position")
+);
+--> statement-breakpoint
+CREATE TABLE "web_sessions" (
+	"id" text PRIMARY KEY NOT NULL,
+	"person_id" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
 ALTER TABLE "roadmap_votes" ADD CONSTRAINT "roadmap_votes_item_id_roadmap_items_id_fk" FOREIGN KEY ("item_id") REFERENCES "roadmap_items"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "agents" ADD CONSTRAINT "agents_responsible_person_id_people_id_fk" FOREIGN KEY ("responsible_person_id") REFERENCES "people"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "space_members" ADD CONSTRAINT "space_members_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "spaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "space_members" ADD CONSTRAINT "space_members_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "web_sessions" ADD CONSTRAINT "web_sessions_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "jobs_due_idx" ON "jobs" USING btree ("run_at") WHERE failed_at IS NULL;--> statement-breakpoint
 CREATE INDEX "activity_created_idx" ON "activity" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "activity_resource_idx" ON "activity" USING btree ("resource","resource_id","created_at");--> statement-breakpoint
@@ -124,4 +224,7 @@ CREATE INDEX "blog_posts_search_idx" ON "blog_posts" USING gin ("search_text" gi
 CREATE INDEX "changelog_entries_published_idx" ON "changelog_entries" USING btree ("published_at" DESC NULLS LAST) WHERE status = 'published';--> statement-breakpoint
 CREATE INDEX "changelog_entries_search_idx" ON "changelog_entries" USING gin ("search_text" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "roadmap_items_order_idx" ON "roadmap_items" USING btree ("priority_rank" DESC NULLS LAST,"votes" DESC NULLS LAST,"updated_at" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "roadmap_items_search_idx" ON "roadmap_items" USING gin ("search_text" gin_trgm_ops);
+CREATE INDEX "roadmap_items_search_idx" ON "roadmap_items" USING gin ("search_text" gin_trgm_ops);--> statement-breakpoint
+CREATE UNIQUE INDEX "agents_client_person_idx" ON "agents" USING btree ("client_id","responsible_person_id") WHERE kind = 'client';--> statement-breakpoint
+CREATE INDEX "space_members_person_idx" ON "space_members" USING btree ("person_id");--> statement-breakpoint
+CREATE INDEX "web_sessions_person_idx" ON "web_sessions" USING btree ("person_id");

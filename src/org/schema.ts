@@ -1,1 +1,133 @@
-export {};
+/**
+ * The organization's tables (DESIGN section 4.1): the organization itself, people, spaces and their
+ * members, agents, capabilities and standing rules as declared by the organization file, and the state
+ * behind the people's web pages (sessions, the cookie-signing secret, sign-in rate-limit counters).
+ * Everything lives in the database so any process can serve any request (DESIGN section 6).
+ */
+import { sql } from 'drizzle-orm';
+import { boolean, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, index } from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow();
+
+/** One row: the organization this service runs. */
+export const organization = pgTable('organization', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  /** Autonomy given to every newly connected OAuth client (DESIGN 4.1); 1 unless the file says otherwise. */
+  clientAutonomy: integer('client_autonomy').notNull().default(1),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const people = pgTable('people', {
+  id: text('id').primaryKey(),
+  /** Stored lower-cased so sign-in and the organization file match regardless of case. */
+  email: text('email').notNull().unique(),
+  name: text('name').notNull(),
+  role: text('role', { enum: ['owner', 'admin', 'member'] }).notNull(),
+  /** `scrypt$N$r$p$salt$hash`; null for a person who cannot sign in (declared without a password). */
+  passwordHash: text('password_hash'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const spaces = pgTable('spaces', {
+  id: text('id').primaryKey(),
+  key: text('key').notNull().unique(),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const spaceMembers = pgTable(
+  'space_members',
+  {
+    spaceId: text('space_id').notNull().references(() => spaces.id, { onDelete: 'cascade' }),
+    personId: text('person_id').notNull().references(() => people.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.spaceId, table.personId] }), index('space_members_person_idx').on(table.personId)],
+);
+
+/**
+ * Agents: the built-in assistant, agents declared in the organization file, and every OAuth client a
+ * person authorized (kind `client`, one per client and person, responsible = that person).
+ */
+export const agents = pgTable(
+  'agents',
+  {
+    id: text('id').primaryKey(),
+    /** Stable key from the organization file (`assistant` for the built-in one); null for clients. */
+    key: text('key').unique(),
+    kind: text('kind', { enum: ['builtin', 'declared', 'client'] }).notNull(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    /** 0 observe, 1 propose, 2 act within rules, 3 trusted (DESIGN 4.2). */
+    autonomy: integer('autonomy').notNull(),
+    responsiblePersonId: text('responsible_person_id').references(() => people.id, { onDelete: 'set null' }),
+    /** Units per calendar month; null means no budget limit. */
+    budget: integer('budget'),
+    /** How the agent receives work (`{kind: 'webhook', url, secret_env}`); null for built-in and clients. */
+    delivery: jsonb('delivery'),
+    /** The OAuth client behind a `client` agent. */
+    clientId: text('client_id'),
+    status: text('status', { enum: ['active', 'disabled'] }).notNull().default('active'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    uniqueIndex('agents_client_person_idx').on(table.clientId, table.responsiblePersonId).where(sql`kind = 'client'`),
+  ],
+);
+
+/** Capabilities the gate will decide on (its runtime is a later issue; the file's declarations are kept). */
+export const capabilities = pgTable('capabilities', {
+  id: text('id').primaryKey(),
+  key: text('key').notNull().unique(),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  risk: text('risk', { enum: ['low', 'medium', 'high', 'critical'] }).notNull(),
+  cost: integer('cost').notNull().default(0),
+  connector: jsonb('connector').notNull(),
+  inputSchema: jsonb('input_schema'),
+  enabled: boolean('enabled').notNull().default(true),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/** Standing rules in file order; the gate takes the first match. */
+export const standingRules = pgTable('standing_rules', {
+  id: text('id').primaryKey(),
+  position: integer('position').notNull().unique(),
+  name: text('name').notNull(),
+  when: jsonb('when').notNull(),
+  then: text('then', { enum: ['deny', 'require_approval', 'allow'] }).notNull(),
+  createdAt: createdAt(),
+});
+
+/** Secrets every process of the service must share (the cookie-signing key), created once. */
+export const orgSecrets = pgTable('org_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: createdAt(),
+});
+
+/** A signed-in browser. The cookie carries a random token; only its SHA-256 is stored. */
+export const webSessions = pgTable(
+  'web_sessions',
+  {
+    id: text('id').primaryKey(),
+    personId: text('person_id').notNull().references(() => people.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'string' }).notNull(),
+  },
+  (table) => [index('web_sessions_person_idx').on(table.personId)],
+);
+
+/** Fixed-window counters (sign-in attempts per email and IP), shared by every process. */
+export const rateLimits = pgTable('rate_limits', {
+  key: text('key').primaryKey(),
+  windowStart: timestamp('window_start', { withTimezone: true, mode: 'string' }).notNull(),
+  count: integer('count').notNull(),
+});
