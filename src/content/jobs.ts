@@ -1,4 +1,7 @@
 import type { ContentJobHandlers } from './context.js';
+import { revalidateJob } from './revalidation.js';
 
 /** The durable jobs of the content service, by kind. */
-export const contentJobHandlers: ContentJobHandlers = {};
+export const contentJobHandlers: ContentJobHandlers = {
+  revalidate: revalidateJob,
+};

@@ -1,0 +1,22 @@
+/**
+ * zod pieces shared by the REST routes and the MCP tools, so both validate limits, cursors and flags
+ * the same way (spec section 8).
+ */
+import { z } from 'zod';
+import { isoDatePattern } from '../platform/time.js';
+
+/** A page size: an integer in 1..max, `fallback` when absent. Query strings arrive as text. */
+export function limitField(fallback: number, max: number) {
+  return z.coerce.number().int().min(1).max(max).default(fallback).describe(`1 to ${max}, default ${fallback}`);
+}
+
+/** An ISO 8601 date or date-time, as cursors and date filters are given (spec section 8). */
+export const isoDate = z
+  .string()
+  .regex(isoDatePattern, 'an ISO 8601 date, e.g. 2026-01-31T12:00:00Z')
+  .refine((value) => !Number.isNaN(Date.parse(value)), 'not a valid date');
+
+/** `true`/`false` (or `1`/`0`) in a query string. */
+export const queryBoolean = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');

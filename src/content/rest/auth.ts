@@ -1,0 +1,27 @@
+/**
+ * Spec 5.2: drafts, preview, the activity log and every write except voting need
+ * `Authorization: Bearer <CONTENT_API_SECRET>`.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { ContentContext } from '../context.js';
+import { contentErrors } from '../errors.js';
+
+/** Compares digests so the comparison takes the same time whatever the length or content of the guess. */
+export function isContentSecret(ctx: ContentContext, authorization: string | undefined): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  if (!match) return false;
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(match[1]), digest(ctx.apiSecret));
+}
+
+export function isAuthenticated(ctx: ContentContext, request: FastifyRequest): boolean {
+  return isContentSecret(ctx, request.headers.authorization);
+}
+
+/** A route `onRequest` hook for protected routes; it runs before the body is read. */
+export function requireSecret(ctx: ContentContext) {
+  return async function requireContentSecret(request: FastifyRequest): Promise<void> {
+    if (!isAuthenticated(ctx, request)) throw contentErrors.unauthorized();
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * Page revalidation (DESIGN section 3): publishing, updating published content, shipping and
+ * `POST /revalidate` ask the rendered site to rebuild its pages. The request is a durable job enqueued in
+ * the write's transaction and sent afterwards with retries and backoff, so the site being slow or down
+ * never blocks or fails a write. Outcomes are logged.
+ */
+import type { Queryable } from '../platform/database.js';
+import { enqueueJob, type JobHandler } from '../platform/jobs.js';
+import type { ContentContext } from './context.js';
+
+export type RevalidationType = 'blog' | 'changelog' | 'roadmap';
+
+export interface RevalidationTarget {
+  type: RevalidationType;
+  slug?: string;
+}
+
+export interface RevalidationRequest extends RevalidationTarget {
+  paths: string[];
+  /** False when REVALIDATE_URL is unset: the request is recorded but nothing is sent. */
+  configured: boolean;
+}
+
+const SEND_TIMEOUT_MS = 5_000;
+
+/** The rendered pages that show a piece of content: its list page and its own page. */
+export function pagesOf(target: RevalidationTarget): string[] {
+  const list = `/${target.type}`;
+  return target.slug ? [list, `${list}/${target.slug}`] : [list];
+}
+
+/** Enqueue in the caller's transaction; call `ctx.jobs.wake()` after commit to send it promptly. */
+export async function requestRevalidation(ctx: ContentContext, db: Queryable, target: RevalidationTarget): Promise<RevalidationRequest> {
+  const paths = pagesOf(target);
+  await enqueueJob(db, 'revalidate', { type: target.type, slug: target.slug ?? null, paths }, { maxAttempts: 6 });
+  return { ...target, paths, configured: Boolean(ctx.config.revalidate.url) };
+}
+
+export function revalidateJob(ctx: ContentContext): JobHandler {
+  return async (payload, job) => {
+    const { url, secret } = ctx.config.revalidate;
+    if (!url) {
+      ctx.log.info({ revalidate: payload }, 'revalidation not configured (REVALIDATE_URL unset): skipped');
+      return;
+    }
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(secret ? { authorization: `Bearer ${secret}` } : {}) },
+      body: JSON.stringify(payload),
+      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+    });
+    if (!response.ok) throw new Error(`revalidation endpoint answered ${response.status}`);
+    ctx.log.info({ revalidate: payload, attempts: job.attempts }, 'revalidation sent');
+  };
+}

@@ -1,0 +1,78 @@
+import { sql } from 'drizzle-orm';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/platform/database.js';
+import { enqueueJob, startJobWorker, type JobWorker } from '../../src/platform/jobs.js';
+import { engines, testDatabase, type TestDatabase } from '../helpers/databases.js';
+
+const silent = { info() {}, warn() {}, error() {}, debug() {}, fatal() {}, trace() {}, child() { return silent; }, level: 'silent' } as never;
+
+describe.each(engines)('job queue on %s', (engine) => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function open(): Promise<{ database: Database; scratch: TestDatabase }> {
+    const scratch = testDatabase(engine);
+    const database = await openDatabase(scratch.config);
+    cleanups.push(async () => {
+      await database.close();
+      await scratch.drop();
+    });
+    return { database, scratch };
+  }
+
+  function worker(database: Database, handlers: Parameters<typeof startJobWorker>[1]['handlers']): JobWorker {
+    const started = startJobWorker(database, { handlers, log: silent, pollMs: 60_000 });
+    cleanups.push(() => started.stop());
+    return started;
+  }
+
+  it('runs each job exactly once even with two workers claiming at once', async () => {
+    const { database, scratch } = await open();
+    const runs: number[] = [];
+    for (let n = 0; n < 40; n++) await enqueueJob(database.db, 'count', { n });
+
+    // A second connection pool on the same database stands in for a second process.
+    const other = engine === 'postgres' ? await openDatabase(scratch.config) : database;
+    if (other !== database) cleanups.push(() => other.close());
+    const handler = { count: async (payload: Record<string, unknown>) => void runs.push(payload.n as number) };
+    await Promise.all([worker(database, handler).runDue(), worker(other, handler).runDue()]);
+
+    expect(runs.sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, n) => n));
+    const left = await database.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM jobs`);
+    expect(left[0].n).toBe(0);
+  });
+
+  it('retries a failing job later and keeps its error', async () => {
+    const { database } = await open();
+    await enqueueJob(database.db, 'flaky', {}, { maxAttempts: 2 });
+    let calls = 0;
+    const flaky = worker(database, {
+      flaky: async () => {
+        calls += 1;
+        throw new Error('receiver down');
+      },
+    });
+    await flaky.runDue();
+    expect(calls).toBe(1);
+    const [job] = await database.rows<{ attempts: number; last_error: string; failed_at: string | null }>(
+      sql`SELECT attempts, last_error, failed_at FROM jobs`,
+    );
+    expect(job).toMatchObject({ attempts: 1, last_error: 'receiver down', failed_at: null });
+
+    await database.db.execute(sql`UPDATE jobs SET run_at = now()`);
+    await flaky.runDue();
+    const [failed] = await database.rows<{ failed_at: string | null }>(sql`SELECT failed_at FROM jobs`);
+    expect(calls).toBe(2);
+    expect(failed.failed_at).not.toBeNull();
+  });
+
+  it('does not run a job before its time', async () => {
+    const { database } = await open();
+    await enqueueJob(database.db, 'later', {}, { runAt: new Date(Date.now() + 60_000) });
+    let ran = false;
+    await worker(database, { later: async () => void (ran = true) }).runDue();
+    expect(ran).toBe(false);
+  });
+});
