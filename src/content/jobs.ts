@@ -1,7 +1,9 @@
+import { PUBLISH_POST_JOB, publishPostJob } from './blog.js';
 import type { ContentJobHandlers } from './context.js';
 import { revalidateJob } from './revalidation.js';
 
 /** The durable jobs of the content service, by kind. */
 export const contentJobHandlers: ContentJobHandlers = {
   revalidate: revalidateJob,
+  [PUBLISH_POST_JOB]: publishPostJob,
 };

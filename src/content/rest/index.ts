@@ -1,8 +1,12 @@
 import type { HttpServer } from '../../platform/http.js';
 import type { ContentContext } from '../context.js';
+import { registerBlogRoutes } from './blog.js';
+import { registerChangelogRoutes } from './changelog.js';
 import { registerHealthRoutes } from './health.js';
 
 /** Every REST route of spec section 4.4, one module per resource. */
 export function registerRestRoutes(app: HttpServer, ctx: ContentContext): void {
   registerHealthRoutes(app, ctx);
+  registerBlogRoutes(app, ctx);
+  registerChangelogRoutes(app, ctx);
 }

@@ -1,0 +1,493 @@
+/**
+ * Blog posts (spec 2.6, 3.1; DESIGN section 3): the state machine draft → review → published → archived,
+ * plus direct publish, scheduled publishing and deletes of drafts only. REST routes and MCP tools both call
+ * these functions, so every rule — slugs, submit validation, activity, revalidation — lives here.
+ *
+ * Decisions where the spec is silent:
+ * - `published_at` is set once, the first time a post is published, and kept through archive and
+ *   re-publish: publishing never moves a post that already has a place in the list. Publishing a post that
+ *   is already published changes nothing and records nothing.
+ * - `created_at` is written with `orderedNow()` so the drafts list pages by it without skips or repeats.
+ * - Scheduling (DESIGN 3) moves draft or review to `scheduled`, like a deferred publish, without submit
+ *   validation. A scheduled post leaves that state only by publishing (now, or by its job at `publish_at`).
+ */
+import { and, arrayContains, count, desc, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Queryable, Tx } from '../platform/database.js';
+import { cancelJob, enqueueJob, type JobHandler } from '../platform/jobs.js';
+import { orderedNow, toIso } from '../platform/time.js';
+import { diffChanges, recordActivity, type Changes } from './activity.js';
+import type { Actor } from './actor.js';
+import type { ContentContext } from './context.js';
+import { contentErrors } from './errors.js';
+import { isoDate, limitField } from './fields.js';
+import { requestRevalidation } from './revalidation.js';
+import { blogPosts, type BLOG_STATUSES } from './schema.js';
+import { slugify, slugSchema, uniqueSlug } from './slugs.js';
+
+export type BlogStatus = (typeof BLOG_STATUSES)[number];
+
+/** Spec 2.6: "Defaults to a fixed team name string". */
+export const DEFAULT_AUTHOR_NAME = 'Atrium Team';
+/** Who publishes a scheduled post when its time comes. */
+export const SCHEDULER_ACTOR: Actor = { actor_id: 'scheduler', actor_type: 'system' };
+export const PUBLISH_POST_JOB = 'publish-post';
+
+// ---------------------------------------------------------------------------------------------------------
+// Input schemas. Hard caps stop abuse; the editorial thresholds of DESIGN 3 are checked on submit, so a
+// draft can be saved before it is ready.
+
+const titleField = z.string().trim().min(1).max(200);
+/** Spec 2.6 / section 8: an SEO description is 50 to 160 characters whenever one is given. */
+const descriptionField = z.string().min(50).max(160).describe('SEO description, 50 to 160 characters');
+const contentField = z.string().max(200_000).describe('Markdown body');
+const authorNameField = z.string().trim().min(1).max(200);
+const authorEmailField = z.email().max(320);
+const tagsField = z.array(z.string().trim().min(1).max(100)).max(50);
+const ogImageUrlField = z.url({ protocol: /^https?$/ }).max(2048).describe('Open Graph image URL');
+
+export const createPostInput = z.strictObject({
+  title: titleField,
+  slug: slugSchema.optional().describe('Derived from the title when absent'),
+  content: contentField.optional(),
+  description: descriptionField.optional(),
+  author_name: authorNameField.optional().describe(`Default "${DEFAULT_AUTHOR_NAME}"`),
+  tags: tagsField.optional(),
+  status: z.enum(['draft', 'published']).default('draft'),
+  /** REST only (spec 2.6). */
+  og_image_url: ogImageUrlField.optional(),
+});
+export type CreatePostInput = z.input<typeof createPostInput>;
+
+/** Any of these; `null` clears an optional field. author_email and og_image_url are REST only (spec 2.6). */
+export const updatePostInput = z.strictObject({
+  title: titleField.optional(),
+  content: contentField.optional(),
+  description: descriptionField.nullable().optional(),
+  author_name: authorNameField.optional(),
+  author_email: authorEmailField.nullable().optional(),
+  tags: tagsField.optional(),
+  og_image_url: ogImageUrlField.nullable().optional(),
+});
+export type UpdatePostInput = z.input<typeof updatePostInput>;
+
+export const schedulePostInput = z.strictObject({
+  publish_at: isoDate.describe('When to publish; must be in the future'),
+});
+export type SchedulePostInput = z.input<typeof schedulePostInput>;
+
+export const listPostsInput = z.strictObject({
+  limit: limitField(20, 100),
+  tag: z.string().trim().min(1).max(100).optional(),
+  cursor: isoDate.optional().describe('next_cursor of the previous page'),
+});
+export type ListPostsInput = z.input<typeof listPostsInput>;
+
+export const listDraftPostsInput = z.strictObject({
+  limit: limitField(20, 100),
+  cursor: isoDate.optional().describe('next_cursor of the previous page'),
+});
+export type ListDraftPostsInput = z.input<typeof listDraftPostsInput>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Records
+
+/** A type alias, not an interface, so it can be diffed as a plain record. */
+export type BlogPost = {
+  slug: string;
+  title: string;
+  content: string;
+  description: string | null;
+  author_name: string;
+  author_email: string | null;
+  tags: string[];
+  status: BlogStatus;
+  og_image_url: string | null;
+  publish_at: string | null;
+  published_at: string | null;
+  created_at: string;
+  updated_at: string;
+};
+/** Lists leave out the markdown body. */
+export type BlogPostSummary = Omit<BlogPost, 'content'>;
+
+export interface PostPage {
+  posts: BlogPostSummary[];
+  next_cursor: string | null;
+  total: number;
+}
+
+type PostRow = typeof blogPosts.$inferSelect;
+const { content: _content, searchText: _searchText, ...summaryColumns } = getTableColumns(blogPosts);
+
+function toSummary(row: Omit<PostRow, 'content' | 'searchText' | 'id'> & { id?: number }): BlogPostSummary {
+  return {
+    slug: row.slug,
+    title: row.title,
+    description: row.description,
+    author_name: row.authorName,
+    author_email: row.authorEmail,
+    tags: row.tags,
+    status: row.status as BlogStatus,
+    og_image_url: row.ogImageUrl,
+    publish_at: toIso(row.publishAt),
+    published_at: toIso(row.publishedAt),
+    created_at: toIso(row.createdAt),
+    updated_at: toIso(row.updatedAt),
+  };
+}
+
+function toPost(row: PostRow): BlogPost {
+  const { slug, title, ...rest } = toSummary(row);
+  return { slug, title, content: row.content, ...rest };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Reads
+
+/** Published posts, newest first (spec 4.4); `total` counts every published post matching the tag. */
+export async function listPublishedPosts(ctx: ContentContext, input: ListPostsInput = {}): Promise<PostPage> {
+  const query = listPostsInput.parse(input);
+  const matching = and(eq(blogPosts.status, 'published'), query.tag ? arrayContains(blogPosts.tags, [query.tag]) : undefined);
+  return pageOf(ctx, matching, 'publishedAt', query);
+}
+
+/** Posts not yet public: draft, review and scheduled, newest created first. */
+export async function listDraftPosts(ctx: ContentContext, input: ListDraftPostsInput = {}): Promise<PostPage> {
+  const query = listDraftPostsInput.parse(input);
+  return pageOf(ctx, inArray(blogPosts.status, ['draft', 'review', 'scheduled']), 'createdAt', query);
+}
+
+/**
+ * One page ordered by a unique `orderedNow()` timestamp (platform/time.ts): the cursor is the last row's
+ * exact timestamp and the next page is strictly older, so rows sharing a millisecond are neither skipped
+ * nor repeated.
+ */
+async function pageOf(
+  ctx: ContentContext,
+  matching: SQL | undefined,
+  order: 'publishedAt' | 'createdAt',
+  query: { limit: number; cursor?: string },
+): Promise<PostPage> {
+  const orderColumn = blogPosts[order];
+  const [rows, [{ total }]] = await Promise.all([
+    ctx.db
+      .select(summaryColumns)
+      .from(blogPosts)
+      .where(and(matching, query.cursor ? lt(orderColumn, query.cursor) : undefined))
+      .orderBy(desc(orderColumn))
+      .limit(query.limit + 1),
+    ctx.db.select({ total: count() }).from(blogPosts).where(matching),
+  ]);
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  return {
+    posts: page.map(toSummary),
+    next_cursor: rows.length > query.limit && last[order] ? toIso(last[order]) : null,
+    total: Number(total),
+  };
+}
+
+/** A published post; with `include_drafts` (REST `preview`, authenticated callers only) a post in any state. */
+export async function getPost(ctx: ContentContext, slug: string, options: { include_drafts?: boolean } = {}): Promise<BlogPost> {
+  const [row] = await ctx.db.select().from(blogPosts).where(eq(blogPosts.slug, slug)).limit(1);
+  if (!row || (row.status !== 'published' && !options.include_drafts)) throw contentErrors.notFound('blog post', slug);
+  return toPost(row);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Writes
+
+export async function createPost(ctx: ContentContext, input: CreatePostInput, actor: Actor): Promise<BlogPost> {
+  const data = createPostInput.parse(input);
+  const published = data.status === 'published';
+  const post = await ctx.db.transaction(async (tx) => {
+    const row = await insertWithSlug(tx, data.slug, data.title, (slug) =>
+      tx
+        .insert(blogPosts)
+        .values({
+          slug,
+          title: data.title,
+          content: data.content ?? '',
+          description: data.description ?? null,
+          authorName: data.author_name ?? DEFAULT_AUTHOR_NAME,
+          tags: data.tags ?? [],
+          status: data.status,
+          ogImageUrl: data.og_image_url ?? null,
+          publishedAt: published ? (orderedNow() as unknown as string) : null,
+          createdAt: orderedNow() as unknown as string,
+        })
+        .onConflictDoNothing({ target: blogPosts.slug })
+        .returning()
+        .then((rows) => rows[0]),
+    );
+    await recordActivity(tx, actor, {
+      resource: 'blog',
+      resourceId: row.slug,
+      action: 'created',
+      summary: `created ${row.status} post "${row.title}"`,
+    });
+    if (published) await requestRevalidation(ctx, tx, { type: 'blog', slug: row.slug });
+    return toPost(row);
+  });
+  if (published) ctx.jobs.wake();
+  return post;
+}
+
+const UPDATABLE_FIELDS = ['title', 'content', 'description', 'author_name', 'author_email', 'tags', 'og_image_url'] as const;
+
+/** Edits a post in any state; an edit of a published post asks the site to rebuild its pages. */
+export async function updatePost(ctx: ContentContext, slug: string, input: UpdatePostInput, actor: Actor): Promise<BlogPost> {
+  const data = updatePostInput.parse(input);
+  if (UPDATABLE_FIELDS.every((field) => data[field] === undefined)) {
+    throw contentErrors.invalidRequest(`nothing to update: give any of ${UPDATABLE_FIELDS.join(', ')}`);
+  }
+  const result = await ctx.db.transaction(async (tx) => {
+    const before = toPost(await lockPost(tx, slug));
+    const after: BlogPost = { ...before };
+    for (const field of UPDATABLE_FIELDS) if (data[field] !== undefined) Object.assign(after, { [field]: data[field] });
+    const changes = diffChanges(before, after, UPDATABLE_FIELDS);
+    if (Object.keys(changes).length === 0) return { post: before, revalidated: false };
+    const [row] = await tx
+      .update(blogPosts)
+      .set({
+        title: after.title,
+        content: after.content,
+        description: after.description,
+        authorName: after.author_name,
+        authorEmail: after.author_email,
+        tags: after.tags,
+        ogImageUrl: after.og_image_url,
+        updatedAt: sql`now()`,
+      })
+      .where(eq(blogPosts.slug, slug))
+      .returning();
+    await recordActivity(tx, actor, {
+      resource: 'blog',
+      resourceId: slug,
+      action: 'updated',
+      summary: `updated ${Object.keys(changes).join(', ')} of "${row.title}"`,
+      changes,
+    });
+    const revalidated = row.status === 'published';
+    if (revalidated) await requestRevalidation(ctx, tx, { type: 'blog', slug });
+    return { post: toPost(row), revalidated };
+  });
+  if (result.revalidated) ctx.jobs.wake();
+  return result.post;
+}
+
+/** The editorial checks a post must pass to enter review (DESIGN 3); every failing field is reported. */
+export function submitProblems(post: Pick<BlogPost, 'title' | 'description' | 'content' | 'tags'>): Array<{ field: string; message: string }> {
+  const problems: Array<{ field: string; message: string }> = [];
+  const title = post.title.trim().length;
+  if (title < 10 || title > 120) problems.push({ field: 'title', message: `must be 10 to 120 characters (is ${title})` });
+  const description = post.description?.length ?? 0;
+  if (description < 50 || description > 160) {
+    problems.push({ field: 'description', message: post.description ? `must be 50 to 160 characters (is ${description})` : 'is required' });
+  }
+  const content = post.content.trim().length;
+  if (content < 300) problems.push({ field: 'content', message: `must be at least 300 characters (is ${content})` });
+  if (post.tags.length < 1 || post.tags.length > 10) problems.push({ field: 'tags', message: `must have 1 to 10 tags (has ${post.tags.length})` });
+  else if (post.tags.some((tag) => tag.length < 1 || tag.length > 40)) problems.push({ field: 'tags', message: 'each tag must be 1 to 40 characters' });
+  return problems;
+}
+
+/** Spec 3.1: draft → review, only when the post passes submit validation (422 listing every failure). */
+export async function submitPost(ctx: ContentContext, slug: string, actor: Actor): Promise<BlogPost> {
+  return ctx.db.transaction(async (tx) => {
+    const row = await lockPost(tx, slug);
+    if (row.status !== 'draft') throw contentErrors.invalidState(`only a draft can be submitted; this post is ${row.status}`, row.status);
+    const problems = submitProblems(toPost(row));
+    if (problems.length > 0) throw contentErrors.validationFailed(problems);
+    return moveStatus(tx, row, 'review', actor, { action: 'status_changed', summary: `submitted "${row.title}" for review` });
+  });
+}
+
+/** Spec 3.1: review → published; approving a post that is not in review is refused. */
+export async function approvePost(ctx: ContentContext, slug: string, actor: Actor): Promise<BlogPost> {
+  const post = await ctx.db.transaction(async (tx) => {
+    const row = await lockPost(tx, slug);
+    if (row.status !== 'review') throw contentErrors.invalidState(`only a post in review can be approved; this post is ${row.status}`, row.status);
+    return publishRow(ctx, tx, row, actor, `approved and published "${row.title}"`);
+  });
+  ctx.jobs.wake();
+  return post;
+}
+
+/** Spec 3.1: any state → published, skipping review. An already published post is returned unchanged. */
+export async function publishPost(ctx: ContentContext, slug: string, actor: Actor): Promise<BlogPost> {
+  const result = await ctx.db.transaction(async (tx) => {
+    const row = await lockPost(tx, slug);
+    if (row.status === 'published') return { post: toPost(row), changed: false };
+    // Publishing by hand overtakes a schedule: its job has nothing left to do.
+    if (row.status === 'scheduled') await cancelJob(tx, publishJobKey(row.id));
+    return { post: await publishRow(ctx, tx, row, actor, `published "${row.title}"`), changed: true };
+  });
+  if (result.changed) ctx.jobs.wake();
+  return result.post;
+}
+
+/** Spec 3.1: published → archived; archiving anything else is refused. The site drops the page. */
+export async function archivePost(ctx: ContentContext, slug: string, actor: Actor): Promise<BlogPost> {
+  const post = await ctx.db.transaction(async (tx) => {
+    const row = await lockPost(tx, slug);
+    if (row.status !== 'published') throw contentErrors.invalidState(`only a published post can be archived; this post is ${row.status}`, row.status);
+    const archived = await moveStatus(tx, row, 'archived', actor, { action: 'archived', summary: `archived "${row.title}"` });
+    await requestRevalidation(ctx, tx, { type: 'blog', slug });
+    return archived;
+  });
+  ctx.jobs.wake();
+  return post;
+}
+
+/** Spec 3.1: hard delete of drafts only; review, scheduled, published and archived posts are refused. */
+export async function deletePost(ctx: ContentContext, slug: string, actor: Actor): Promise<{ slug: string; deleted: true }> {
+  return ctx.db.transaction(async (tx) => {
+    const row = await lockPost(tx, slug);
+    if (row.status !== 'draft') throw contentErrors.invalidState(`only a draft can be deleted; this post is ${row.status}`, row.status);
+    await tx.delete(blogPosts).where(eq(blogPosts.id, row.id));
+    await recordActivity(tx, actor, { resource: 'blog', resourceId: slug, action: 'deleted', summary: `deleted draft "${row.title}"` });
+    return { slug, deleted: true as const };
+  });
+}
+
+/**
+ * DESIGN 3: draft or review → scheduled, publishing itself at `publish_at`. The publish job is enqueued in
+ * the same transaction, so a schedule is never recorded without the job that carries it out.
+ */
+export async function schedulePost(ctx: ContentContext, slug: string, input: SchedulePostInput, actor: Actor): Promise<BlogPost> {
+  const { publish_at } = schedulePostInput.parse(input);
+  const publishAt = new Date(publish_at);
+  if (publishAt.getTime() <= Date.now()) {
+    throw contentErrors.invalidRequest('publish_at must be in the future', { issues: [{ field: 'body.publish_at', message: 'must be in the future' }] });
+  }
+  return ctx.db.transaction(async (tx) => {
+    const row = await lockPost(tx, slug);
+    if (row.status !== 'draft' && row.status !== 'review') {
+      throw contentErrors.invalidState(`only a draft or a post in review can be scheduled; this post is ${row.status}`, row.status);
+    }
+    const [scheduled] = await tx
+      .update(blogPosts)
+      .set({ status: 'scheduled', publishAt: publishAt.toISOString(), updatedAt: sql`now()` })
+      .where(eq(blogPosts.id, row.id))
+      .returning();
+    await enqueueJob(tx, PUBLISH_POST_JOB, { post_id: row.id }, { key: publishJobKey(row.id), runAt: publishAt, maxAttempts: 10 });
+    await recordActivity(tx, actor, {
+      resource: 'blog',
+      resourceId: slug,
+      action: 'status_changed',
+      summary: `scheduled "${row.title}" for ${toIso(scheduled.publishAt)}`,
+      changes: { status: [row.status, 'scheduled'], publish_at: [toIso(row.publishAt), toIso(scheduled.publishAt)] },
+    });
+    return toPost(scheduled);
+  });
+}
+
+/**
+ * Publishes a scheduled post whose time has come; true when this call published it. The conditional
+ * UPDATE is the exactly-once guarantee: if two workers ever run the job at once (a lease expired, two
+ * processes), the second waits on the row lock, re-checks `status = 'scheduled'`, matches nothing, and
+ * records nothing.
+ */
+export async function publishDuePost(ctx: ContentContext, postId: number): Promise<boolean> {
+  const published = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(blogPosts)
+      .set({ status: 'published', publishedAt: firstPublishedAt(), updatedAt: sql`now()` })
+      .where(and(eq(blogPosts.id, postId), eq(blogPosts.status, 'scheduled'), sql`${blogPosts.publishAt} <= now()`))
+      .returning();
+    if (!row) return false;
+    await recordActivity(tx, SCHEDULER_ACTOR, {
+      resource: 'blog',
+      resourceId: row.slug,
+      action: 'published',
+      summary: `published scheduled post "${row.title}"`,
+      changes: { status: ['scheduled', 'published'], published_at: [null, toIso(row.publishedAt)] },
+    });
+    await requestRevalidation(ctx, tx, { type: 'blog', slug: row.slug });
+    return true;
+  });
+  if (published) ctx.jobs.wake();
+  return published;
+}
+
+/** The durable job behind `schedulePost` (registered in content/jobs.ts). */
+export function publishPostJob(ctx: ContentContext): JobHandler {
+  return async (payload) => {
+    const postId = Number(payload.post_id);
+    if (!Number.isSafeInteger(postId)) throw new Error(`publish-post job without a post_id: ${JSON.stringify(payload)}`);
+    const published = await publishDuePost(ctx, postId);
+    ctx.log.info({ post_id: postId, published }, published ? 'scheduled post published' : 'scheduled post already handled');
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Helpers
+
+function publishJobKey(postId: number): string {
+  return `${PUBLISH_POST_JOB}:${postId}`;
+}
+
+/** The first publication fixes a post's place in the list; later publishes keep it. */
+function firstPublishedAt(): string {
+  return sql`coalesce(${blogPosts.publishedAt}, ${orderedNow()})` as unknown as string;
+}
+
+async function slugTaken(db: Queryable, slug: string): Promise<boolean> {
+  const [row] = await db.select({ id: blogPosts.id }).from(blogPosts).where(eq(blogPosts.slug, slug)).limit(1);
+  return Boolean(row);
+}
+
+/**
+ * Inserts with the given slug (taken → 409) or one derived from the title. `insert` does
+ * `ON CONFLICT DO NOTHING`, so a derived slug a concurrent create took between the check and the insert
+ * just moves on to the next free one instead of failing the transaction.
+ */
+async function insertWithSlug(
+  tx: Tx,
+  given: string | undefined,
+  title: string,
+  insert: (slug: string) => Promise<PostRow | undefined>,
+): Promise<PostRow> {
+  if (given) {
+    const row = await insert(given);
+    if (!row) throw contentErrors.conflict(`slug '${given}' is already taken`, 'slug');
+    return row;
+  }
+  for (;;) {
+    const row = await insert(await uniqueSlug(slugify(title), (candidate) => slugTaken(tx, candidate)));
+    if (row) return row;
+  }
+}
+
+/** Reads a post and locks its row until the transaction ends, so concurrent moves of one post serialize. */
+async function lockPost(tx: Tx, slug: string): Promise<PostRow> {
+  const [row] = await tx.select().from(blogPosts).where(eq(blogPosts.slug, slug)).limit(1).for('update');
+  if (!row) throw contentErrors.notFound('blog post', slug);
+  return row;
+}
+
+async function moveStatus(
+  tx: Tx,
+  row: PostRow,
+  status: BlogStatus,
+  actor: Actor,
+  entry: { action: 'status_changed' | 'archived' | 'published'; summary: string },
+): Promise<BlogPost> {
+  const [moved] = await tx
+    .update(blogPosts)
+    .set({ status, updatedAt: sql`now()`, ...(status === 'published' ? { publishedAt: firstPublishedAt() } : {}) })
+    .where(eq(blogPosts.id, row.id))
+    .returning();
+  const changes: Changes = { status: [row.status, status] };
+  if (moved.publishedAt !== row.publishedAt) changes.published_at = [toIso(row.publishedAt), toIso(moved.publishedAt)];
+  await recordActivity(tx, actor, { resource: 'blog', resourceId: row.slug, action: entry.action, summary: entry.summary, changes });
+  return toPost(moved);
+}
+
+async function publishRow(ctx: ContentContext, tx: Tx, row: PostRow, actor: Actor, summary: string): Promise<BlogPost> {
+  const post = await moveStatus(tx, row, 'published', actor, { action: 'published', summary });
+  await requestRevalidation(ctx, tx, { type: 'blog', slug: row.slug });
+  return post;
+}
