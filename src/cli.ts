@@ -1,11 +1,13 @@
 /**
- * Entry point: `atrium serve [--only org|content]`, `atrium migrate`.
+ * Entry point: `atrium serve [--only org|content]`, `atrium migrate`, `atrium org apply FILE`.
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createContentService } from './content/service.js';
 import { closeOnSignals, type Closable } from './platform/lifecycle.js';
 import { openDatabase } from './platform/database.js';
+import { describeReport, runOrgApply } from './org/commands.js';
+import { OrgFileError } from './org/org-file.js';
 import { createOrgService } from './org/service.js';
 
 const SERVICES = ['org', 'content'] as const;
@@ -13,7 +15,8 @@ type ServiceName = (typeof SERVICES)[number];
 
 const usage = `usage:
   atrium serve [--only org|content]   run both services (or one)
-  atrium migrate [--only org|content] apply database migrations and exit`;
+  atrium migrate [--only org|content] apply database migrations and exit
+  atrium org apply FILE               apply an organization file (YAML) and exit`;
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -33,6 +36,11 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate':
       for (const name of selected) await (await openDatabase(config[name].database)).close();
       return void console.log(`migrations applied: ${selected.join(', ')}`);
+    case 'org': {
+      const [, subcommand, file] = positionals;
+      if (subcommand !== 'apply' || !file) throw new ConfigError(usage);
+      return void console.log(describeReport(file, await runOrgApply(config.org, file)));
+    }
     default:
       throw new ConfigError(`unknown command '${command}'\n${usage}`);
   }
@@ -54,6 +62,6 @@ async function serve(config: Config, selected: ServiceName[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error) => {
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(error instanceof ConfigError || error instanceof OrgFileError ? error.message : error);
   process.exit(1);
 });

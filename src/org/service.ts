@@ -6,6 +6,8 @@ import { sql } from 'drizzle-orm';
 import type { OrgConfig } from '../config.js';
 import { openDatabase, type Database } from '../platform/database.js';
 import { createHttpServer, type HttpServer } from '../platform/http.js';
+import { registerAuthRoutes } from '../auth/routes.js';
+import { bootstrapOrganization } from './bootstrap.js';
 import type { OrgContext } from './context.js';
 
 export interface OrgService {
@@ -20,11 +22,19 @@ export async function createOrgService(config: OrgConfig): Promise<OrgService> {
   const app = createHttpServer({ service: 'org', logLevel: config.logLevel });
   const database = await openDatabase(config.database);
   const ctx: OrgContext = { config, database, db: database.db, log: app.log };
+  try {
+    await bootstrapOrganization(database.db, config, app.log);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
 
   app.get('/health', async (_request, reply) => {
     const ok = await database.db.execute(sql`SELECT 1`).then(() => true, () => false);
     return reply.code(ok ? 200 : 503).send({ ok, service: 'atrium-org', mcp: '/mcp' });
   });
+
+  registerAuthRoutes(app, ctx);
 
   app.addHook('onClose', () => database.close());
   return {

@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { OrgConfig } from '../../src/config.js';
+import { openDatabase, type Database } from '../../src/platform/database.js';
 import { createOrgService, type OrgService } from '../../src/org/service.js';
 import { testDatabase, type Engine, type TestDatabase } from './databases.js';
 
@@ -95,6 +96,19 @@ export async function startOrg(engine: Engine, options: StartOrgOptions = {}): P
       await service.close();
       if (!options.database) await database.drop();
       await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh, migrated org database without a running service, for domain tests. */
+export async function openOrgDatabase(engine: Engine): Promise<{ database: Database; close(): Promise<void> }> {
+  const fresh = testDatabase(engine);
+  const database = await openDatabase(engine === 'pglite' ? { ...fresh.config, schema: 'org' } : fresh.config);
+  return {
+    database,
+    async close() {
+      await database.close();
+      await fresh.drop();
     },
   };
 }

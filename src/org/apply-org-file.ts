@@ -1,0 +1,135 @@
+/**
+ * Applies an organization file (DESIGN 4.2) idempotently: everything it declares is created or brought
+ * up to date, in one transaction; nothing it does not mention is deleted (people and spaces are never
+ * removed by omission). Applying the same file twice changes nothing the second time.
+ */
+import { eq, inArray, sql } from 'drizzle-orm';
+import type { Db, Queryable } from '../platform/database.js';
+import { upsertDeclaredAgent } from './agents.js';
+import { upsertCapability } from './capabilities.js';
+import { OrgFileError, type OrgFile } from './org-file.js';
+import { upsertPerson } from './people.js';
+import { replaceStandingRules } from './rules.js';
+import { organization, people } from './schema.js';
+import { newId } from './ids.js';
+import { setSpaceMembers, upsertSpace } from './spaces.js';
+
+export interface ApplyReport {
+  people: { created: number; updated: number };
+  spaces: { created: number; updated: number };
+  agents: { created: number; updated: number };
+  capabilities: { created: number; updated: number };
+  rules: { count: number; changed: boolean };
+  /** Things applied with a caveat, such as a `password_env` that is not set. */
+  warnings: string[];
+}
+
+/** Serializes organization set-up across processes sharing one PostgreSQL database. */
+const ORG_SETUP_LOCK = 7_406_127_401;
+
+export async function lockOrgSetup(tx: Queryable): Promise<void> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(${ORG_SETUP_LOCK})`);
+}
+
+export async function applyOrgFile(db: Db, file: OrgFile, env: NodeJS.ProcessEnv, source = 'organization file'): Promise<ApplyReport> {
+  return db.transaction(async (tx) => {
+    await lockOrgSetup(tx);
+    return applyOrgFileIn(tx, file, env, source);
+  });
+}
+
+/** The body of `applyOrgFile`, for callers that already hold the set-up lock in their own transaction. */
+export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.ProcessEnv, source: string): Promise<ApplyReport> {
+  const report: ApplyReport = {
+    people: { created: 0, updated: 0 },
+    spaces: { created: 0, updated: 0 },
+    agents: { created: 0, updated: 0 },
+    capabilities: { created: 0, updated: 0 },
+    rules: { count: file.rules.length, changed: false },
+    warnings: [],
+  };
+  const count = (bucket: { created: number; updated: number }, created: boolean) => void bucket[created ? 'created' : 'updated']++;
+
+  await ensureOrganization(tx, file.organization);
+
+  for (const person of file.people) {
+    let password: string | undefined;
+    if (person.password_env) {
+      password = env[person.password_env] || undefined;
+      if (!password) report.warnings.push(`${person.password_env} is not set: the password of ${person.email} is left unchanged`);
+    }
+    count(report.people, (await upsertPerson(tx, { email: person.email, name: person.name, role: person.role, password })).created);
+  }
+
+  const personIds = await resolvePeople(tx, file, source);
+
+  for (const declared of file.spaces) {
+    const { space, created } = await upsertSpace(tx, { key: declared.key, name: declared.name });
+    await setSpaceMembers(tx, space.id, [...new Set(declared.members.map((email) => personIds.get(email)!))]);
+    count(report.spaces, created);
+  }
+
+  for (const agent of file.agents) {
+    const { created } = await upsertDeclaredAgent(tx, {
+      key: agent.key,
+      name: agent.name,
+      description: agent.description,
+      autonomy: agent.autonomy,
+      responsiblePersonId: agent.responsible ? personIds.get(agent.responsible)! : null,
+      budget: agent.budget ?? null,
+      delivery: agent.delivery ?? null,
+    });
+    count(report.agents, created);
+  }
+
+  for (const capability of file.capabilities) {
+    const { created } = await upsertCapability(tx, {
+      key: capability.key,
+      name: capability.name ?? capability.key,
+      description: capability.description,
+      risk: capability.risk,
+      cost: capability.cost,
+      connector: capability.connector,
+      inputSchema: capability.input_schema ?? null,
+      enabled: capability.enabled,
+    });
+    count(report.capabilities, created);
+  }
+
+  report.rules.changed = (await replaceStandingRules(tx, file.rules)).changed;
+  return report;
+}
+
+/** Creates the organization row on first use; the file's name and client autonomy win when given. */
+export async function ensureOrganization(tx: Queryable, declared?: { name: string; client_autonomy: number }): Promise<{ created: boolean }> {
+  const [existing] = await tx.select({ id: organization.id }).from(organization).limit(1);
+  if (existing) {
+    if (declared) {
+      await tx
+        .update(organization)
+        .set({ name: declared.name, clientAutonomy: declared.client_autonomy, updatedAt: sql`now()` })
+        .where(eq(organization.id, existing.id));
+    }
+    return { created: false };
+  }
+  await tx.insert(organization).values({
+    id: newId('org'),
+    name: declared?.name ?? 'My organization',
+    clientAutonomy: declared?.client_autonomy ?? 1,
+  });
+  return { created: true };
+}
+
+/** Every email the file refers to (members, responsible) must be a person, declared here or already known. */
+async function resolvePeople(tx: Queryable, file: OrgFile, source: string): Promise<Map<string, string>> {
+  const referenced = new Set<string>([
+    ...file.spaces.flatMap((space) => space.members),
+    ...file.agents.flatMap((agent) => (agent.responsible ? [agent.responsible] : [])),
+  ]);
+  if (!referenced.size) return new Map();
+  const rows = await tx.select({ id: people.id, email: people.email }).from(people).where(inArray(people.email, [...referenced]));
+  const ids = new Map(rows.map((row) => [row.email, row.id]));
+  const unknown = [...referenced].filter((email) => !ids.has(email));
+  if (unknown.length) throw new OrgFileError(source, unknown.map((email) => `${email} is referenced but is not a person`));
+  return ids;
+}

@@ -1,0 +1,103 @@
+/**
+ * What the org service does on every start before it answers (DESIGN sections 1 and 4.2):
+ *
+ * - applies the organization file when `ATRIUM_ORG_FILE` is set;
+ * - makes sure the built-in `assistant` agent exists;
+ * - creates the owner: `ATRIUM_ADMIN_EMAIL` / `ATRIUM_ADMIN_PASSWORD` when set and that person does not
+ *   exist yet; otherwise, when the organization has no owner at all, `admin@example.com` with a generated
+ *   password, printed once and kept in the data dir;
+ * - on the very first start without a file, creates the space `General` with the owner in it.
+ *
+ * All of it runs in one transaction under the set-up lock, so processes starting together on one
+ * PostgreSQL database do it exactly once.
+ */
+import { eq } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { OrgConfig } from '../config.js';
+import type { Db, Tx } from '../platform/database.js';
+import { loadOrCreateSecret } from '../platform/secrets.js';
+import { ensureAssistant } from './agents.js';
+import { applyOrgFileIn, ensureOrganization, lockOrgSetup, type ApplyReport } from './apply-org-file.js';
+import { readOrgFile } from './org-file.js';
+import { findPersonByEmail, upsertPerson } from './people.js';
+import { people } from './schema.js';
+import { addSpaceMember, upsertSpace } from './spaces.js';
+
+const DEFAULT_OWNER_EMAIL = 'admin@example.com';
+
+export async function bootstrapOrganization(
+  db: Db,
+  config: OrgConfig,
+  log: FastifyBaseLogger,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  // Read (and validate) the file before touching the database: a broken file stops the start cleanly.
+  const file = config.orgFile ? await readOrgFile(config.orgFile) : undefined;
+
+  const created = await db.transaction(async (tx) => {
+    await lockOrgSetup(tx);
+    const firstStart = (await ensureOrganization(tx, file?.organization)).created;
+    let report: ApplyReport | undefined;
+    if (file) report = await applyOrgFileIn(tx, file, env, config.orgFile!);
+    await ensureAssistant(tx);
+
+    const owner = await ensureOwner(tx, config);
+    if (firstStart && !file && owner.person) {
+      const { space } = await upsertSpace(tx, { key: 'general', name: 'General' });
+      await addSpaceMember(tx, space.id, owner.person.id);
+    }
+    return { report, owner };
+  });
+
+  if (created.report) {
+    for (const warning of created.report.warnings) log.warn({ file: config.orgFile }, warning);
+    log.info({ file: config.orgFile, ...summarize(created.report) }, 'organization file applied');
+  }
+  if (created.owner.generated) {
+    const { email, password, file: secretFile } = created.owner.generated;
+    // Printed once, when the owner is created; afterwards only the file has it.
+    log.warn({ email, file: secretFile }, `created the owner ${email} with the generated password: ${password}`);
+  } else if (created.owner.person && created.owner.createdNow) {
+    log.info({ email: created.owner.person.email }, 'created the owner');
+  }
+}
+
+interface OwnerOutcome {
+  person?: { id: string; email: string };
+  createdNow: boolean;
+  generated?: { email: string; password: string; file: string };
+}
+
+async function ensureOwner(tx: Tx, config: OrgConfig): Promise<OwnerOutcome> {
+  const email = config.admin.email;
+  if (email) {
+    const existing = await findPersonByEmail(tx, email);
+    if (existing) return { person: existing, createdNow: false };
+    return createOwner(tx, config, email, config.admin.password);
+  }
+  const [owner] = await tx.select({ id: people.id, email: people.email }).from(people).where(eq(people.role, 'owner')).limit(1);
+  if (owner) return { person: owner, createdNow: false };
+  return createOwner(tx, config, DEFAULT_OWNER_EMAIL, config.admin.password);
+}
+
+async function createOwner(
+  tx: Tx,
+  config: OrgConfig,
+  email: string,
+  configuredPassword: string | undefined,
+): Promise<OwnerOutcome> {
+  let password = configuredPassword;
+  let generated: OwnerOutcome['generated'];
+  if (!password) {
+    const secret = await loadOrCreateSecret(config.dataDir, 'admin-password');
+    password = secret.value;
+    generated = { email, password, file: secret.file };
+  }
+  const { person } = await upsertPerson(tx, { email, name: 'Owner', role: 'owner', password });
+  return { person, createdNow: true, generated };
+}
+
+function summarize(report: ApplyReport): Record<string, unknown> {
+  const { warnings: _warnings, ...counts } = report;
+  return counts;
+}

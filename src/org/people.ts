@@ -1,0 +1,71 @@
+/** People of the organization (DESIGN 4.1): who signs in, consents, and is responsible for agents. */
+import { eq, sql } from 'drizzle-orm';
+import type { Queryable } from '../platform/database.js';
+import { newId } from './ids.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { people } from './schema.js';
+
+export type Role = 'owner' | 'admin' | 'member';
+
+export interface Person {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+}
+
+const personColumns = { id: people.id, email: people.email, name: people.name, role: people.role };
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export async function getPerson(db: Queryable, id: string): Promise<Person | null> {
+  const [row] = await db.select(personColumns).from(people).where(eq(people.id, id));
+  return row ?? null;
+}
+
+export async function findPersonByEmail(db: Queryable, email: string): Promise<Person | null> {
+  const [row] = await db.select(personColumns).from(people).where(eq(people.email, normalizeEmail(email)));
+  return row ?? null;
+}
+
+/** The person whose email and password match, or null; takes as long for an unknown email as for a known one. */
+export async function authenticate(db: Queryable, email: string, password: string): Promise<Person | null> {
+  const [row] = await db
+    .select({ ...personColumns, passwordHash: people.passwordHash })
+    .from(people)
+    .where(eq(people.email, normalizeEmail(email)));
+  const ok = await verifyPassword(password, row?.passwordHash ?? null);
+  if (!ok || !row) return null;
+  const { passwordHash: _hash, ...person } = row;
+  return person;
+}
+
+export interface PersonInput {
+  email: string;
+  name: string;
+  role: Role;
+  /** Sets the password; leaving it out keeps the current one (or none for a new person). */
+  password?: string;
+}
+
+/** Creates the person or updates name and role; the password changes only when a different one is given. */
+export async function upsertPerson(db: Queryable, input: PersonInput): Promise<{ person: Person; created: boolean }> {
+  const email = normalizeEmail(input.email);
+  const [existing] = await db.select({ id: people.id, passwordHash: people.passwordHash }).from(people).where(eq(people.email, email));
+  let passwordHash = existing?.passwordHash ?? null;
+  if (input.password !== undefined && !(await verifyPassword(input.password, passwordHash))) {
+    passwordHash = await hashPassword(input.password);
+  }
+  if (existing) {
+    await db
+      .update(people)
+      .set({ name: input.name, role: input.role, passwordHash, updatedAt: sql`now()` })
+      .where(eq(people.id, existing.id));
+    return { person: { id: existing.id, email, name: input.name, role: input.role }, created: false };
+  }
+  const id = newId('per');
+  await db.insert(people).values({ id, email, name: input.name, role: input.role, passwordHash });
+  return { person: { id, email, name: input.name, role: input.role }, created: true };
+}

@@ -1,0 +1,51 @@
+/** Spaces: where work is placed (DESIGN 4.1). A person can place work only in spaces they belong to. */
+import { and, asc, eq, notInArray, sql } from 'drizzle-orm';
+import type { Queryable } from '../platform/database.js';
+import { newId } from './ids.js';
+import { spaceMembers, spaces } from './schema.js';
+
+export interface Space {
+  id: string;
+  key: string;
+  name: string;
+}
+
+const spaceColumns = { id: spaces.id, key: spaces.key, name: spaces.name };
+
+export async function listSpacesOfPerson(db: Queryable, personId: string): Promise<Space[]> {
+  return db
+    .select(spaceColumns)
+    .from(spaces)
+    .innerJoin(spaceMembers, eq(spaceMembers.spaceId, spaces.id))
+    .where(eq(spaceMembers.personId, personId))
+    .orderBy(asc(spaces.name), asc(spaces.key));
+}
+
+export async function upsertSpace(db: Queryable, input: { key: string; name: string }): Promise<{ space: Space; created: boolean }> {
+  const [existing] = await db.select({ id: spaces.id }).from(spaces).where(eq(spaces.key, input.key));
+  if (existing) {
+    await db.update(spaces).set({ name: input.name, updatedAt: sql`now()` }).where(eq(spaces.id, existing.id));
+    return { space: { id: existing.id, ...input }, created: false };
+  }
+  const id = newId('spc');
+  await db.insert(spaces).values({ id, ...input });
+  return { space: { id, ...input }, created: true };
+}
+
+/** Makes the members exactly `personIds`: the organization file is the declaration of who belongs. */
+export async function setSpaceMembers(db: Queryable, spaceId: string, personIds: string[]): Promise<void> {
+  const stale = personIds.length
+    ? and(eq(spaceMembers.spaceId, spaceId), notInArray(spaceMembers.personId, personIds))
+    : eq(spaceMembers.spaceId, spaceId);
+  await db.delete(spaceMembers).where(stale);
+  if (personIds.length) {
+    await db
+      .insert(spaceMembers)
+      .values(personIds.map((personId) => ({ spaceId, personId })))
+      .onConflictDoNothing();
+  }
+}
+
+export async function addSpaceMember(db: Queryable, spaceId: string, personId: string): Promise<void> {
+  await db.insert(spaceMembers).values({ spaceId, personId }).onConflictDoNothing();
+}
