@@ -1,0 +1,45 @@
+/**
+ * A seeded content service in a child process: `startContentServer(...)` in the parent forks this file,
+ * which creates the real service (src/content/service.ts) on the given database, loads the benchmark data
+ * through the service's own database handle, and listens on port 0.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ContentConfig, DatabaseConfig } from '../../src/config.js';
+import { createContentService } from '../../src/content/service.js';
+import { serveChild, startChild, type ChildServer, type StartChildOptions } from './child.js';
+import { seedContent, type SeedFacts, type SeedOptions } from './content-seed.js';
+
+export const BENCH_SECRET = 'bench-secret-0123456789abcdef';
+
+export interface ContentServerOptions {
+  database: DatabaseConfig;
+  /** Data directory of the service (assets, generated files). */
+  dataDir: string;
+  seed: SeedOptions;
+}
+
+export function startContentServer(options: ContentServerOptions, startOptions?: StartChildOptions): Promise<ChildServer<SeedFacts>> {
+  return startChild<SeedFacts>(fileURLToPath(import.meta.url), options, startOptions);
+}
+
+if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
+  serveChild<ContentServerOptions, SeedFacts>(async (options) => {
+    const config: ContentConfig = {
+      host: '127.0.0.1',
+      port: 0,
+      publicUrl: 'http://127.0.0.1',
+      database: options.database,
+      apiSecret: BENCH_SECRET,
+      dataDir: options.dataDir,
+      assetDir: path.join(options.dataDir, 'assets'),
+      revalidate: {},
+      // As deployed: one structured log line per request (the parent sends them to a file).
+      logLevel: 'info',
+    };
+    const service = await createContentService(config);
+    const facts = await seedContent(service.ctx.database, options.seed);
+    const url = await service.listen();
+    return { url, info: facts, close: () => service.close() };
+  });
+}
