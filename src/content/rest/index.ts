@@ -1,12 +1,20 @@
 import type { HttpServer } from '../../platform/http.js';
 import type { ContentContext } from '../context.js';
+import { registerActivityRoutes } from './activity.js';
 import { registerBlogRoutes } from './blog.js';
 import { registerChangelogRoutes } from './changelog.js';
 import { registerHealthRoutes } from './health.js';
+import { registerRevalidateRoutes } from './revalidate.js';
+import { registerRoadmapRoutes } from './roadmap.js';
+import { registerSearchRoutes } from './search.js';
 
 /** Every REST route of spec section 4.4, one module per resource. */
 export function registerRestRoutes(app: HttpServer, ctx: ContentContext): void {
   registerHealthRoutes(app, ctx);
   registerBlogRoutes(app, ctx);
   registerChangelogRoutes(app, ctx);
+  registerRoadmapRoutes(app, ctx);
+  registerSearchRoutes(app, ctx);
+  registerActivityRoutes(app, ctx);
+  registerRevalidateRoutes(app, ctx);
 }

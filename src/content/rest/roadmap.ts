@@ -1,0 +1,168 @@
+/**
+ * Roadmap routes of spec 4.4 (auth per 5.2): thin adapters over content/roadmap.ts and content/votes.ts.
+ * Reads are public but see public items only, unless the request carries the secret; writes need the
+ * secret and an actor; votes need neither.
+ */
+import { z } from 'zod';
+import type { HttpServer } from '../../platform/http.js';
+import { actorFields, takeActor } from '../actor.js';
+import type { ContentContext } from '../context.js';
+import {
+  bulkUpdateInput,
+  bulkUpdateItems,
+  createItem,
+  createItemInput,
+  deleteItem,
+  getItem,
+  listItems,
+  listItemsQuery,
+  shipItem,
+  shipItemInput,
+  updateItem,
+  updateItemInput,
+} from '../roadmap.js';
+import { ROADMAP_CATEGORIES, ROADMAP_PRIORITIES, ROADMAP_STATUSES } from '../schema.js';
+import { castVote, voteInput, withdrawVote } from '../votes.js';
+import { isAuthenticated, requireSecret } from './auth.js';
+
+const tags = ['roadmap'];
+const params = z.object({ slug: z.string().min(1).max(200) });
+const actorBody = z.strictObject(actorFields);
+
+const itemRecord = z.object({
+  slug: z.string(),
+  title: z.string(),
+  description: z.string().nullable(),
+  summary: z.string().nullable(),
+  category: z.enum(ROADMAP_CATEGORIES).nullable(),
+  status: z.enum(ROADMAP_STATUSES),
+  priority: z.enum(ROADMAP_PRIORITIES),
+  quarter: z.string().nullable(),
+  public: z.boolean(),
+  votes: z.number().int(),
+  shipped_at: z.string().nullable(),
+  ship_note: z.string().nullable(),
+  changelog_version: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+const itemPage = z.object({
+  items: z.array(itemRecord),
+  next_cursor: z.string().nullable(),
+  total: z.number().int(),
+  by_status: z.object(Object.fromEntries(ROADMAP_STATUSES.map((status) => [status, z.number().int()]))),
+});
+const voteResult = z.object({ votes: z.number().int(), voted: z.boolean() });
+
+export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): void {
+  const protectedRoute = { onRequest: requireSecret(ctx) };
+
+  app.get(
+    '/roadmap',
+    {
+      config: { publicCache: true },
+      schema: { tags, summary: 'List public roadmap items, with counts per status', querystring: listItemsQuery, response: { 200: itemPage } },
+    },
+    async (request) => listItems(ctx, request.query),
+  );
+
+  // A static route: it wins over /roadmap/:slug, and "all" is a reserved slug.
+  app.get(
+    '/roadmap/all',
+    {
+      ...protectedRoute,
+      schema: { tags, summary: 'List every roadmap item, non-public ones too (auth required)', querystring: listItemsQuery, response: { 200: itemPage } },
+    },
+    async (request) => listItems(ctx, request.query, { includeHidden: true }),
+  );
+
+  app.get(
+    '/roadmap/:slug',
+    {
+      config: { publicCache: true },
+      schema: { tags, summary: 'Get one item; a non-public item is found only with the secret', params, response: { 200: itemRecord } },
+    },
+    async (request) => getItem(ctx, request.params.slug, { includeHidden: isAuthenticated(ctx, request) }),
+  );
+
+  app.post(
+    '/roadmap',
+    {
+      ...protectedRoute,
+      schema: { tags, summary: 'Create an item', body: createItemInput.extend(actorFields), response: { 201: itemRecord } },
+    },
+    async (request, reply) => {
+      const [actor, input] = takeActor(request.body);
+      return reply.code(201).send(await createItem(ctx, input, actor));
+    },
+  );
+
+  app.post(
+    '/roadmap/bulk',
+    {
+      ...protectedRoute,
+      schema: {
+        tags,
+        summary: 'Update status, quarter or priority of 1 to 100 items at once; all or nothing',
+        body: bulkUpdateInput.extend(actorFields),
+        response: { 200: z.object({ items: z.array(itemRecord) }) },
+      },
+    },
+    async (request) => {
+      const [actor, input] = takeActor(request.body);
+      return bulkUpdateItems(ctx, input, actor);
+    },
+  );
+
+  app.patch(
+    '/roadmap/:slug',
+    {
+      ...protectedRoute,
+      schema: { tags, summary: 'Update an item; any status may move to any other', params, body: updateItemInput.extend(actorFields), response: { 200: itemRecord } },
+    },
+    async (request) => {
+      const [actor, input] = takeActor(request.body);
+      return updateItem(ctx, request.params.slug, input, actor);
+    },
+  );
+
+  app.post(
+    '/roadmap/:slug/ship',
+    {
+      ...protectedRoute,
+      schema: { tags, summary: 'Mark an item shipped, recording shipped_at', params, body: shipItemInput.extend(actorFields), response: { 200: itemRecord } },
+    },
+    async (request) => {
+      const [actor, input] = takeActor(request.body);
+      return shipItem(ctx, request.params.slug, input, actor);
+    },
+  );
+
+  app.delete(
+    '/roadmap/:slug',
+    {
+      ...protectedRoute,
+      schema: {
+        tags,
+        summary: 'Delete an item and its votes; a shipped item is refused',
+        params,
+        body: actorBody,
+        response: { 200: z.object({ slug: z.string(), deleted: z.literal(true) }) },
+      },
+    },
+    async (request) => deleteItem(ctx, request.params.slug, request.body),
+  );
+
+  // Spec 5.2: voting needs no secret and no actor.
+  app.post(
+    '/roadmap/:slug/vote',
+    { schema: { tags, summary: 'Vote for a public item; a repeated vote is ignored', params, body: voteInput, response: { 200: voteResult } } },
+    async (request) => castVote(ctx, request.params.slug, request.body),
+  );
+
+  app.delete(
+    '/roadmap/:slug/vote',
+    { schema: { tags, summary: 'Withdraw a vote; withdrawing twice is ignored', params, body: voteInput, response: { 200: voteResult } } },
+    async (request) => withdrawVote(ctx, request.params.slug, request.body),
+  );
+}
