@@ -11,6 +11,8 @@ import { loadOrCreateSecret } from '../platform/secrets.js';
 import type { ContentContext } from './context.js';
 import { contentJobHandlers } from './jobs.js';
 import { registerRestRoutes } from './rest/index.js';
+import { registerOpenApi } from './rest/openapi.js';
+import { registerPublicCache } from './rest/public-cache.js';
 
 export interface ContentService {
   app: HttpServer;
@@ -39,6 +41,9 @@ export async function createContentService(config: ContentConfig, options: Conte
   const handlers = Object.fromEntries(Object.entries(contentJobHandlers).map(([kind, make]) => [kind, make(ctx)]));
   ctx.jobs = startJobWorker(database, { handlers, log: app.log, pollMs: options.jobPollMs });
 
+  // Both watch routes as they are declared, so they come first.
+  registerPublicCache(app);
+  await registerOpenApi(app, ctx);
   registerRestRoutes(app, ctx);
 
   app.addHook('onClose', async () => {
