@@ -10,6 +10,7 @@ import { startJobWorker } from '../platform/jobs.js';
 import { loadOrCreateSecret } from '../platform/secrets.js';
 import type { ContentContext } from './context.js';
 import { contentJobHandlers } from './jobs.js';
+import { registerContentMcp } from './mcp/server.js';
 import { registerRestRoutes } from './rest/index.js';
 import { registerOpenApi } from './rest/openapi.js';
 import { registerPublicCache } from './rest/public-cache.js';
@@ -45,6 +46,7 @@ export async function createContentService(config: ContentConfig, options: Conte
   registerPublicCache(app);
   await registerOpenApi(app, ctx);
   registerRestRoutes(app, ctx);
+  registerContentMcp(app, ctx);
 
   app.addHook('onClose', async () => {
     await ctx.jobs.stop();

@@ -1,0 +1,21 @@
+/** get_activity_log (spec 4.3), over content/activity.ts: the newest changes first (DESIGN 3). */
+import { z } from 'zod';
+import { listActivity } from '../activity.js';
+import { limitField } from '../fields.js';
+import { jsonLimit } from './arguments.js';
+import { READ, defineTool } from './tools.js';
+
+export const activityTools = [
+  defineTool({
+    name: 'get_activity_log',
+    description:
+      'The content change log, newest first: who (actor_id, actor_type) did what (action) to which item (resource, ' +
+      'resource_id = slug), with the changed fields as {field: [before, after]}. Optionally for one resource type.',
+    input: z.strictObject({
+      resource: z.enum(['blog', 'changelog', 'roadmap']).optional(),
+      limit: jsonLimit(limitField(50, 200)),
+    }),
+    annotations: READ,
+    run: ({ resource, limit }, { ctx }) => listActivity(ctx.db, { resource, limit, order: 'newest_first' }),
+  }),
+];

@@ -1,0 +1,76 @@
+/**
+ * The content MCP server (interface B; spec 4.3, DESIGN 3 and 5): the 19 tools at `{base_url}/mcp`, protocol
+ * 2025-03-26, bearer `CONTENT_API_SECRET`. Transport, sessions and host checks come from platform/mcp; this
+ * module only says what is served and as whom writes are recorded.
+ */
+import type { Server } from '@modelcontextprotocol/server';
+import { allowedHostnames } from '../../platform/mcp/host-guard.js';
+import { registerMcpEndpoint, type McpCall } from '../../platform/mcp/endpoint.js';
+import type { McpSession } from '../../platform/mcp/sessions.js';
+import type { HttpServer } from '../../platform/http.js';
+import type { Actor } from '../actor.js';
+import type { ContentContext } from '../context.js';
+import { contentErrors } from '../errors.js';
+import { isContentSecret } from '../rest/auth.js';
+import { activityTools } from './activity-tools.js';
+import { assetTools } from './asset-tools.js';
+import { blogTools } from './blog-tools.js';
+import { changelogTools } from './changelog-tools.js';
+import { roadmapTools } from './roadmap-tools.js';
+import { searchTools } from './search-tools.js';
+import { buildToolRegistry, type ToolRegistry } from './tools.js';
+
+/** Spec 4.3 and 9: a fixed server name, version 1.0.0, protocol 2025-03-26. */
+export const CONTENT_MCP_INFO = { name: 'atrium-content', version: '1.0.0' } as const;
+export const CONTENT_MCP_PROTOCOL = '2025-03-26';
+export const CONTENT_MCP_PATH = '/mcp';
+
+export const contentTools = [...blogTools, ...changelogTools, ...roadmapTools, ...searchTools, ...assetTools, ...activityTools];
+
+export function registerContentMcp(app: HttpServer, ctx: ContentContext): void {
+  // Built once: the tool list with its JSON Schemas; requests only parse arguments and call the domain.
+  const registry = buildToolRegistry(contentTools, ctx.log);
+  const hosts = memoByPublicUrl(ctx);
+
+  registerMcpEndpoint<void>(app, {
+    path: CONTENT_MCP_PATH,
+    db: ctx.db,
+    sessionScope: 'content',
+    serverInfo: { ...CONTENT_MCP_INFO },
+    capabilities: { tools: {} },
+    protocolVersions: [CONTENT_MCP_PROTOCOL],
+    allowedHostnames: hosts,
+    authenticate(request) {
+      // DESIGN 3: the same bearer secret as REST writes; 401 carries `WWW-Authenticate: Bearer`.
+      if (!isContentSecret(ctx, request.headers.authorization)) throw contentErrors.unauthorized();
+    },
+    installHandlers: (server, call) => installToolHandlers(server, registry, ctx, call),
+  });
+}
+
+function installToolHandlers(server: Server, registry: ToolRegistry, ctx: ContentContext, { session }: McpCall<void>): void {
+  const call = { ctx, actor: agentActor(session) };
+  server.setRequestHandler('tools/list', () => ({ tools: registry.tools }));
+  server.setRequestHandler('tools/call', (request) => registry.call(request.params.name, request.params.arguments, call));
+}
+
+/**
+ * DESIGN 3: MCP writes are recorded as `actor_type: agent` with `actor_id` = the `clientInfo.name` sent in
+ * `initialize`, cut to the 200 characters an actor id may have (DESIGN 3, Actor).
+ */
+export function agentActor(session: McpSession): Actor {
+  return { actor_id: session.clientName.trim().slice(0, 200) || 'unnamed-mcp-client', actor_type: 'agent' };
+}
+
+/** The allowed Host/Origin names follow `config.publicUrl`, which tests set only once the port is known. */
+function memoByPublicUrl(ctx: ContentContext): () => string[] {
+  let key = '';
+  let names: string[] = [];
+  return () => {
+    if (key !== ctx.config.publicUrl) {
+      key = ctx.config.publicUrl;
+      names = allowedHostnames({ publicUrls: [key], bindHost: ctx.config.host });
+    }
+    return names;
+  };
+}

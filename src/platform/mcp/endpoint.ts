@@ -1,0 +1,263 @@
+/**
+ * An MCP Streamable HTTP endpoint (2025-03-26 transport) on a Fastify server, with sessions in the database.
+ *
+ * The SDK's session-keeping transport holds sessions in one process's memory, so every request here gets a
+ * fresh, stateless `WebStandardStreamableHTTPServerTransport` and a fresh low-level `Server`, and the session
+ * rules of the transport spec are applied around them from the `mcp_sessions` table:
+ *
+ * - `initialize` creates the session row and its id goes back in `Mcp-Session-Id`;
+ * - every later request must carry that header: missing → 400, unknown or ended → 404;
+ * - `DELETE` ends the session.
+ *
+ * Before any of that, each request passes the DNS-rebinding check (foreign Host or Origin → 403) and the
+ * service's own authentication, and a POST passes our body and batch limits (the SDK would take batches of
+ * 100). The transport's web `Response` goes out through `reply.send`, so Fastify's hooks and logging still run.
+ *
+ * Per request only the `Server` object, its handlers (closures over prepared data) and the transport are
+ * built; anything costly (tool schemas, JSON Schema documents) belongs in the caller's start-up code.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  isInitializeRequest,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+  type Implementation,
+  type InitializeRequest,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import type { Db } from '../database.js';
+import type { HttpServer } from '../http.js';
+import { chooseResponseMode, type ResponseMode } from './accept.js';
+import { checkHostAndOrigin } from './host-guard.js';
+import { RPC, sendRpcError } from './json-rpc.js';
+import { createSession, endSession, findSession, touchSession, type McpSession } from './sessions.js';
+
+/** What a request's handlers know about who is calling. */
+export interface McpCall<Principal> {
+  session: McpSession;
+  principal: Principal;
+}
+
+export interface McpEndpointOptions<Principal> {
+  /** Route path, normally `/mcp`. */
+  path: string;
+  db: Db;
+  /** Names this endpoint's rows in `mcp_sessions` (`content`, `org`); a session is only valid where it was made. */
+  sessionScope: string;
+  serverInfo: Implementation;
+  capabilities: ServerCapabilities;
+  /**
+   * The protocol versions served, preferred first. `initialize` answers the client's version when listed and
+   * the first entry otherwise (the client then decides whether to carry on); later requests naming another
+   * version in `MCP-Protocol-Version` are refused by the transport.
+   */
+  protocolVersions: readonly [string, ...string[]];
+  /** Hostnames accepted in Host and Origin (see host-guard.ts); read per request, as public URLs can change. */
+  allowedHostnames(): readonly string[];
+  /**
+   * Verifies the request's credentials before its body is read; throws the service's catalogued error (401
+   * with its `WWW-Authenticate` challenge, 403) to refuse it.
+   */
+  authenticate(request: FastifyRequest): Promise<Principal> | Principal;
+  /** The principal's stable id stored with the session; a session is only usable by the same principal. */
+  principalId?(principal: Principal): string | null;
+  /** Installs the request handlers (`tools/list`, `tools/call`, …) on one request's fresh `Server`. */
+  installHandlers(server: Server, call: McpCall<Principal>): void;
+  /** Largest POST body in bytes; default 1 MiB (spec section 8). */
+  maxBodyBytes?: number;
+  /** Most messages in one JSON-RPC batch; default 25 (spec section 8). */
+  maxBatchLength?: number;
+  /** SSE keep-alive comment interval for open streams, in ms; default 15 s. */
+  keepAliveMs?: number;
+}
+
+const MiB = 1024 * 1024;
+
+export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndpointOptions<Principal>): void {
+  const maxBodyBytes = options.maxBodyBytes ?? MiB;
+  const maxBatchLength = options.maxBatchLength ?? 25;
+  const principalId = options.principalId ?? (() => null);
+  const principals = new WeakMap<FastifyRequest, Principal>();
+  // One schema validator for every per-request Server: the SDK would otherwise build an Ajv instance each time.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  /** Open GET streams, closed on shutdown so that draining does not wait for clients to hang up. */
+  const openStreams = new Set<WebStandardStreamableHTTPServerTransport>();
+
+  function newServer(call: McpCall<Principal>): Server {
+    const server = new Server(options.serverInfo, {
+      capabilities: options.capabilities,
+      supportedProtocolVersions: [...options.protocolVersions],
+      jsonSchemaValidator,
+    });
+    options.installHandlers(server, call);
+    return server;
+  }
+
+  /** Runs one request through a fresh server and stateless transport, and sends the web Response. */
+  async function serve(request: FastifyRequest, reply: FastifyReply, call: McpCall<Principal>, init: TransportInit): Promise<Response> {
+    const server = newServer(call);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      enableJsonResponse: init.mode === 'json',
+      keepAliveMs: options.keepAliveMs,
+    });
+    transport.onerror = (error) => request.log.debug({ err: error }, 'mcp transport refused a request');
+    await server.connect(transport);
+    reply.raw.once('close', () => {
+      openStreams.delete(transport);
+      void server.close();
+    });
+    if (request.method === 'GET') openStreams.add(transport);
+    return transport.handleRequest(toWebRequest(request), init.body === undefined ? undefined : { parsedBody: init.body });
+  }
+
+  /** 2025-03-26 transport, "Session Management": the header is required after initialize. */
+  async function sessionOf(request: FastifyRequest, reply: FastifyReply): Promise<McpSession | undefined> {
+    const id = request.headers['mcp-session-id'];
+    if (typeof id !== 'string' || !id) {
+      sendRpcError(reply, 400, RPC.serverError, 'Bad Request: Mcp-Session-Id header is required');
+      return undefined;
+    }
+    const session = await findSession(options.db, options.sessionScope, id);
+    if (!session || session.principal !== principalId(principals.get(request) as Principal)) {
+      sendRpcError(reply, 404, RPC.sessionNotFound, 'Session not found');
+      return undefined;
+    }
+    await touchSession(options.db, session);
+    return session;
+  }
+
+  async function handlePost(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    let body: unknown;
+    try {
+      body = JSON.parse(request.body as string);
+    } catch {
+      return sendRpcError(reply, 400, RPC.parseError, 'Parse error: invalid JSON');
+    }
+    const messages = Array.isArray(body) ? body : [body];
+    if (messages.length === 0) return sendRpcError(reply, 400, RPC.invalidRequest, 'Invalid Request: empty batch');
+    // Spec 7.1: a batch over the limit is refused as a whole, before anything runs.
+    if (messages.length > maxBatchLength) {
+      return sendRpcError(reply, 413, RPC.invalidRequest, `Invalid Request: a batch may hold at most ${maxBatchLength} messages`);
+    }
+    const mode = chooseResponseMode(request.headers.accept);
+    if (!mode) return sendRpcError(reply, 406, RPC.serverError, 'Not Acceptable: accept application/json or text/event-stream');
+
+    const principal = principals.get(request) as Principal;
+    const initialize = messages.find((message) => isObject(message) && message.method === 'initialize');
+    let session: McpSession | undefined;
+    if (initialize && messages.length === 1) {
+      if (!isInitializeRequest(initialize)) {
+        return sendRpcError(reply, 400, RPC.invalidParams, 'Invalid initialize request: params need protocolVersion, capabilities and clientInfo', idOf(initialize));
+      }
+      session = await startSession(initialize as unknown as InitializeRequest, principal);
+      reply.header('mcp-session-id', session.id);
+    } else if (initialize) {
+      // The transport refuses an initialize inside a batch (2025-03-26: initialize is never batched).
+      return sendRpcError(reply, 400, RPC.invalidRequest, 'Invalid Request: initialize must be sent on its own', idOf(initialize));
+    } else {
+      session = await sessionOf(request, reply);
+      if (!session) return reply;
+    }
+    return reply.send(await serve(request, reply, { session, principal }, { mode, body }));
+  }
+
+  function startSession(initialize: InitializeRequest, principal: Principal): Promise<McpSession> {
+    const requested = initialize.params.protocolVersion;
+    // The same choice the SDK's initialize handler makes (so the stored version is the one answered).
+    const negotiated = options.protocolVersions.includes(requested) ? requested : options.protocolVersions[0];
+    return createSession(options.db, {
+      server: options.sessionScope,
+      protocolVersion: negotiated,
+      clientName: initialize.params.clientInfo.name,
+      clientVersion: initialize.params.clientInfo.version,
+      principal: principalId(principal),
+    });
+  }
+
+  async function handleGet(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const session = await sessionOf(request, reply);
+    if (!session) return reply;
+    const response = await serve(request, reply, { session, principal: principals.get(request) as Principal }, { mode: 'sse' });
+    // Nothing may be written on this stream for a long while; an opening comment flushes the headers now.
+    return reply.send(response.ok && response.body ? withOpeningComment(response) : response);
+  }
+
+  async function handleDelete(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const session = await sessionOf(request, reply);
+    if (!session) return reply;
+    const response = await serve(request, reply, { session, principal: principals.get(request) as Principal }, { mode: 'json' });
+    if (response.ok) await endSession(options.db, options.sessionScope, session.id);
+    return reply.send(response);
+  }
+
+  app.register(async (scope) => {
+    // The body stays text here: a parse failure is answered as a JSON-RPC parse error, not a REST 400.
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: maxBodyBytes }, (_request, text, done) =>
+      done(null, text),
+    );
+
+    scope.addHook('onRequest', async (request, reply) => {
+      const check = checkHostAndOrigin(request.headers.host, request.headers.origin, options.allowedHostnames());
+      if (!check.ok) return sendRpcError(reply, 403, RPC.serverError, `Forbidden: ${check.message}`);
+      principals.set(request, await options.authenticate(request));
+    });
+
+    scope.post(options.path, { bodyLimit: maxBodyBytes }, handlePost);
+    scope.get(options.path, handleGet);
+    scope.delete(options.path, handleDelete);
+  });
+
+  app.addHook('preClose', async () => {
+    await Promise.all([...openStreams].map((transport) => transport.close()));
+  });
+}
+
+interface TransportInit {
+  mode: ResponseMode;
+  body?: unknown;
+}
+
+/**
+ * The request as the SDK transport reads it. The body was already parsed; Accept is normalised to what the
+ * transport insists on, since the response mode was chosen from the real header (accept.ts).
+ */
+function toWebRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) headers.set(name, value.join(', '));
+  }
+  if (request.method === 'POST') {
+    headers.set('accept', 'application/json, text/event-stream');
+    headers.set('content-type', 'application/json');
+  }
+  return new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers });
+}
+
+function withOpeningComment(response: Response): Response {
+  const opening = new TextEncoder().encode(': stream open\n\n');
+  const reader = response.body!.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(opening);
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new Response(body, { status: response.status, headers: response.headers });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function idOf(message: unknown): string | number | null {
+  const id = isObject(message) ? message.id : null;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}

@@ -1,0 +1,93 @@
+/**
+ * MCP sessions kept in the database (DESIGN section 6), so that a session initialized on one process continues
+ * on any other with no sticky routing. The SDK's own session map lives in one process's memory; we run its
+ * transport stateless and keep the session here instead.
+ */
+import { randomBytes } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
+import type { Queryable } from '../database.js';
+import { mcpSessions } from '../schema.js';
+import { toIso } from '../time.js';
+
+export interface McpSession {
+  id: string;
+  /** Which MCP server issued it (`content`, `org`): one table serves every endpoint. */
+  server: string;
+  protocolVersion: string;
+  /** `clientInfo.name` from `initialize`; the content server records writes under it. */
+  clientName: string;
+  clientVersion: string | null;
+  /** Who the session acts for, when the endpoint authenticates a principal; later requests must be theirs. */
+  principal: string | null;
+  lastSeenAt: string;
+}
+
+export interface NewSession {
+  server: string;
+  protocolVersion: string;
+  clientName: string;
+  clientVersion?: string;
+  principal: string | null;
+}
+
+/**
+ * 2025-03-26 transport spec: the id must be globally unique, cryptographically secure and visible ASCII.
+ * 256 random bits, base64url.
+ */
+export function newSessionId(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export async function createSession(db: Queryable, session: NewSession): Promise<McpSession> {
+  const [row] = await db
+    .insert(mcpSessions)
+    .values({
+      id: newSessionId(),
+      server: session.server,
+      protocolVersion: session.protocolVersion,
+      clientName: session.clientName,
+      clientVersion: session.clientVersion ?? null,
+      principal: session.principal,
+    })
+    .returning();
+  return toSession(row);
+}
+
+/** The live (not ended) session with that id on that server, if any. */
+export async function findSession(db: Queryable, server: string, id: string): Promise<McpSession | undefined> {
+  const [row] = await db
+    .select()
+    .from(mcpSessions)
+    .where(and(eq(mcpSessions.id, id), eq(mcpSessions.server, server), sql`${mcpSessions.endedAt} IS NULL`))
+    .limit(1);
+  return row ? toSession(row) : undefined;
+}
+
+/** Ends a session (DELETE /mcp); later requests carrying its id are answered 404. */
+export async function endSession(db: Queryable, server: string, id: string): Promise<void> {
+  await db
+    .update(mcpSessions)
+    .set({ endedAt: sql`now()` })
+    .where(and(eq(mcpSessions.id, id), eq(mcpSessions.server, server), sql`${mcpSessions.endedAt} IS NULL`));
+}
+
+/**
+ * Records activity on a session at most once per `everyMs`, so a busy session does not turn every read into
+ * a write.
+ */
+export async function touchSession(db: Queryable, session: McpSession, everyMs = 60_000): Promise<void> {
+  if (Date.now() - Date.parse(session.lastSeenAt) < everyMs) return;
+  await db.update(mcpSessions).set({ lastSeenAt: sql`now()` }).where(eq(mcpSessions.id, session.id));
+}
+
+function toSession(row: typeof mcpSessions.$inferSelect): McpSession {
+  return {
+    id: row.id,
+    server: row.server,
+    protocolVersion: row.protocolVersion,
+    clientName: row.clientName,
+    clientVersion: row.clientVersion,
+    principal: row.principal,
+    lastSeenAt: toIso(row.lastSeenAt),
+  };
+}
