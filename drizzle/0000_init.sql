@@ -210,11 +210,88 @@ CREATE TABLE "web_sessions" (
 	"expires_at" timestamp with time zone NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "oauth_authorization_requests" (
+	"id" text PRIMARY KEY NOT NULL,
+	"client_id" text NOT NULL,
+	"redirect_uri" text NOT NULL,
+	"state" text,
+	"code_challenge" text NOT NULL,
+	"scopes" text[] DEFAULT '{}'::text[] NOT NULL,
+	"resource" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"answered_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "oauth_clients" (
+	"id" text PRIMARY KEY NOT NULL,
+	"kind" text NOT NULL,
+	"name" text,
+	"redirect_uris" text[] NOT NULL,
+	"grant_types" text[] NOT NULL,
+	"response_types" text[] NOT NULL,
+	"scope" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"cached_until" timestamp with time zone,
+	CONSTRAINT "oauth_clients_kind_check" CHECK ("oauth_clients"."kind" IN ('registered', 'metadata_document'))
+);
+--> statement-breakpoint
+CREATE TABLE "oauth_codes" (
+	"hash" text PRIMARY KEY NOT NULL,
+	"grant_id" text NOT NULL,
+	"client_id" text NOT NULL,
+	"redirect_uri" text NOT NULL,
+	"code_challenge" text NOT NULL,
+	"scopes" text[] DEFAULT '{}'::text[] NOT NULL,
+	"resource" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "oauth_grants" (
+	"id" text PRIMARY KEY NOT NULL,
+	"person_id" text NOT NULL,
+	"client_id" text NOT NULL,
+	"scopes" text[] DEFAULT '{}'::text[] NOT NULL,
+	"resource" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"last_used_at" timestamp with time zone,
+	"revoked_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "oauth_signing_keys" (
+	"kid" text PRIMARY KEY NOT NULL,
+	"generation" integer NOT NULL,
+	"alg" text NOT NULL,
+	"public_jwk" jsonb NOT NULL,
+	"private_jwk" jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "oauth_signing_keys_generation_unique" UNIQUE("generation")
+);
+--> statement-breakpoint
+CREATE TABLE "oauth_tokens" (
+	"hash" text PRIMARY KEY NOT NULL,
+	"kind" text NOT NULL,
+	"grant_id" text NOT NULL,
+	"client_id" text NOT NULL,
+	"person_id" text NOT NULL,
+	"scopes" text[] DEFAULT '{}'::text[] NOT NULL,
+	"resource" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_at" timestamp with time zone,
+	"revoked_at" timestamp with time zone,
+	CONSTRAINT "oauth_tokens_kind_check" CHECK ("oauth_tokens"."kind" IN ('access', 'refresh'))
+);
+--> statement-breakpoint
 ALTER TABLE "roadmap_votes" ADD CONSTRAINT "roadmap_votes_item_id_roadmap_items_id_fk" FOREIGN KEY ("item_id") REFERENCES "roadmap_items"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "agents" ADD CONSTRAINT "agents_responsible_person_id_people_id_fk" FOREIGN KEY ("responsible_person_id") REFERENCES "people"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "space_members" ADD CONSTRAINT "space_members_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "spaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "space_members" ADD CONSTRAINT "space_members_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "web_sessions" ADD CONSTRAINT "web_sessions_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "oauth_codes" ADD CONSTRAINT "oauth_codes_grant_id_oauth_grants_id_fk" FOREIGN KEY ("grant_id") REFERENCES "oauth_grants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "oauth_tokens" ADD CONSTRAINT "oauth_tokens_grant_id_oauth_grants_id_fk" FOREIGN KEY ("grant_id") REFERENCES "oauth_grants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "jobs_due_idx" ON "jobs" USING btree ("run_at") WHERE failed_at IS NULL;--> statement-breakpoint
 CREATE INDEX "activity_created_idx" ON "activity" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "activity_resource_idx" ON "activity" USING btree ("resource","resource_id","created_at");--> statement-breakpoint
@@ -227,4 +304,7 @@ CREATE INDEX "roadmap_items_order_idx" ON "roadmap_items" USING btree ("priority
 CREATE INDEX "roadmap_items_search_idx" ON "roadmap_items" USING gin ("search_text" gin_trgm_ops);--> statement-breakpoint
 CREATE UNIQUE INDEX "agents_client_person_idx" ON "agents" USING btree ("client_id","responsible_person_id") WHERE kind = 'client';--> statement-breakpoint
 CREATE INDEX "space_members_person_idx" ON "space_members" USING btree ("person_id");--> statement-breakpoint
-CREATE INDEX "web_sessions_person_idx" ON "web_sessions" USING btree ("person_id");
+CREATE INDEX "web_sessions_person_idx" ON "web_sessions" USING btree ("person_id");--> statement-breakpoint
+CREATE INDEX "oauth_codes_grant_idx" ON "oauth_codes" USING btree ("grant_id");--> statement-breakpoint
+CREATE INDEX "oauth_grants_person_client_idx" ON "oauth_grants" USING btree ("person_id","client_id");--> statement-breakpoint
+CREATE INDEX "oauth_tokens_grant_idx" ON "oauth_tokens" USING btree ("grant_id");

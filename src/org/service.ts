@@ -7,6 +7,7 @@ import type { OrgConfig } from '../config.js';
 import { openDatabase, type Database } from '../platform/database.js';
 import { createHttpServer, type HttpServer } from '../platform/http.js';
 import { registerAuthRoutes } from '../auth/routes.js';
+import { registerAuthRoutes } from '../auth/routes.js';
 import { bootstrapOrganization } from './bootstrap.js';
 import type { OrgContext } from './context.js';
 
@@ -33,6 +34,8 @@ export async function createOrgService(config: OrgConfig): Promise<OrgService> {
     const ok = await database.db.execute(sql`SELECT 1`).then(() => true, () => false);
     return reply.code(ok ? 200 : 503).send({ ok, service: 'atrium-org', mcp: '/mcp' });
   });
+
+  registerAuthRoutes(app, ctx);
 
   registerAuthRoutes(app, ctx);
 

@@ -1,0 +1,64 @@
+/**
+ * OAuth clients: dynamic registration (RFC 7591, spec 2.1) and lookup of a `client_id`, which is either an
+ * id we issued or the URL of a client ID metadata document (cimd.ts). Every client is public: no secret is
+ * ever issued and `token_endpoint_auth_method` is always `none` (spec 5.1).
+ */
+import { eq } from 'drizzle-orm';
+import type { OrgContext } from '../org/context.js';
+import type { Queryable } from '../platform/database.js';
+import { isMetadataDocumentClientId, loadMetadataDocumentClient } from './cimd.js';
+import { parseClientMetadata, type Client } from './client-metadata.js';
+import { InvalidClient } from './errors.js';
+import { PREFIX, randomToken } from './ids.js';
+import { oauthClients } from './schema.js';
+
+/** POST /oauth/register (RFC 7591 §3.1). */
+export async function registerClient(ctx: OrgContext, input: unknown): Promise<Client> {
+  const metadata = parseClientMetadata(input);
+  const [client] = await ctx.db
+    .insert(oauthClients)
+    .values({ id: randomToken(PREFIX.client), kind: 'registered', ...metadata })
+    .returning();
+  return client;
+}
+
+/** RFC 7591 §3.2.1 and spec 2.1: the registration record. */
+export function registrationRecord(client: Client) {
+  return {
+    client_id: client.id,
+    ...(client.name !== null ? { client_name: client.name } : {}),
+    redirect_uris: client.redirectUris,
+    grant_types: client.grantTypes,
+    response_types: client.responseTypes,
+    token_endpoint_auth_method: 'none' as const,
+    client_id_issued_at: Math.floor(Date.parse(client.createdAt) / 1000),
+    ...(client.scope !== null ? { scope: client.scope } : {}),
+  };
+}
+
+/**
+ * The client behind a `client_id`, or InvalidClient. `status` is 401 at the token and revocation endpoints
+ * (RFC 6749 §5.2) and 400 where the person's browser shows the error.
+ */
+export async function findClient(ctx: OrgContext, clientId: string, status: 400 | 401 = 401): Promise<Client> {
+  try {
+    if (isMetadataDocumentClientId(clientId)) return await loadMetadataDocumentClient(ctx, clientId);
+    const client = await selectClient(ctx.db, clientId);
+    if (!client || client.kind !== 'registered') throw new InvalidClient('unknown client_id');
+    return client;
+  } catch (error) {
+    if (error instanceof InvalidClient && error.status !== status) throw new InvalidClient(error.message, status);
+    throw error;
+  }
+}
+
+export async function selectClient(db: Queryable, clientId: string): Promise<Client | undefined> {
+  const [client] = await db.select().from(oauthClients).where(eq(oauthClients.id, clientId));
+  return client;
+}
+
+/** A display name for consent and connections: the registered name, else the document URL's host. */
+export function clientDisplayName(client: Pick<Client, 'id' | 'kind' | 'name'>): string {
+  if (client.name) return client.name;
+  return client.kind === 'metadata_document' ? new URL(client.id).host : client.id;
+}

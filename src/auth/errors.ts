@@ -1,0 +1,110 @@
+/**
+ * The authorization server's error catalogue. Each protocol refusal is its own class carrying the RFC's
+ * error code and HTTP status; endpoints throw them and one serializer writes the RFC 6749 §5.2 body
+ * `{error, error_description}` (RFC 7591 §3.2.2 and RFC 7009 §2.2.1 use the same shape).
+ *
+ * They extend AppError so that one escaping into a non-OAuth route still answers with its status
+ * instead of a 500.
+ */
+import { AppError } from '../platform/errors.js';
+
+export interface OAuthErrorBody {
+  error: string;
+  error_description: string;
+}
+
+export class OAuthError extends AppError {
+  constructor(error: string, status: number, description: string) {
+    super(error, status, description);
+    this.name = new.target.name;
+  }
+
+  /** RFC 6749 §5.2. */
+  toOAuthJSON(): OAuthErrorBody {
+    return { error: this.code, error_description: this.message };
+  }
+}
+
+/** RFC 6749 §5.2: missing, repeated or malformed parameter. */
+export class InvalidRequest extends OAuthError {
+  constructor(description: string) {
+    super('invalid_request', 400, description);
+  }
+}
+
+/**
+ * RFC 6749 §5.2: unknown client or a client that cannot be used. 401 at the token endpoint, where the RFC
+ * ties the error to client authentication; 400 where the person's browser sees it.
+ */
+export class InvalidClient extends OAuthError {
+  constructor(description: string, status: 400 | 401 = 401) {
+    super('invalid_client', status, description);
+  }
+}
+
+/** RFC 6749 §5.2: code or refresh token invalid, expired, revoked, used, or bound to something else. */
+export class InvalidGrant extends OAuthError {
+  constructor(description: string) {
+    super('invalid_grant', 400, description);
+  }
+}
+
+/** RFC 6749 §5.2 and §4.1.2.1: a scope outside the nine, or wider than the grant. */
+export class InvalidScope extends OAuthError {
+  constructor(description: string) {
+    super('invalid_scope', 400, description);
+  }
+}
+
+/** RFC 8707 §2: the `resource` is missing or is not this server's MCP resource. */
+export class InvalidTarget extends OAuthError {
+  constructor(description: string) {
+    super('invalid_target', 400, description);
+  }
+}
+
+/** RFC 6749 §5.2: a grant type other than authorization_code and refresh_token. */
+export class UnsupportedGrantType extends OAuthError {
+  constructor(description: string) {
+    super('unsupported_grant_type', 400, description);
+  }
+}
+
+/** RFC 6749 §4.1.2.1: a response type other than `code`. */
+export class UnsupportedResponseType extends OAuthError {
+  constructor(description: string) {
+    super('unsupported_response_type', 400, description);
+  }
+}
+
+/** RFC 6749 §4.1.2.1: the person (or the server on their behalf) refused. */
+export class AccessDenied extends OAuthError {
+  constructor(description: string) {
+    super('access_denied', 400, description);
+  }
+}
+
+/** RFC 7591 §3.2.2 and spec 7.1: a redirect URI that is malformed, not allowed, or not registered. */
+export class InvalidRedirectUri extends OAuthError {
+  constructor(description: string) {
+    super('invalid_redirect_uri', 400, description);
+  }
+}
+
+/** RFC 7591 §3.2.2: a registration (or metadata document) field outside what this server accepts. */
+export class InvalidClientMetadata extends OAuthError {
+  constructor(description: string) {
+    super('invalid_client_metadata', 400, description);
+  }
+}
+
+export function isOAuthError(value: unknown): value is OAuthError {
+  return value instanceof OAuthError;
+}
+
+/** RFC 6749 §5.2: the client did not register this grant type. */
+export class UnauthorizedClient extends OAuthError {
+  constructor(description: string) {
+    super('unauthorized_client', 400, description);
+  }
+}

@@ -1,0 +1,8 @@
+/** How long each credential lives, in seconds (DESIGN 4.7; the spec leaves them "not shown", section 8). */
+export const LIFETIME = {
+  /** A validated authorization request waiting for consent. */
+  authorizationRequest: 10 * 60,
+  code: 60,
+  accessToken: 60 * 60,
+  refreshToken: 30 * 24 * 60 * 60,
+} as const;
