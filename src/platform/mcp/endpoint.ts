@@ -19,6 +19,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   isInitializeRequest,
+  isJsonContentType,
   Server,
   WebStandardStreamableHTTPServerTransport,
   type Implementation,
@@ -128,6 +129,10 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
   }
 
   async function handlePost(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    // Fastify would also read text/plain; the transport speaks JSON only (2025-03-26 transport, "Sending Messages").
+    if (!isJsonContentType(request.headers['content-type'] ?? null)) {
+      return sendRpcError(reply, 415, RPC.serverError, 'Unsupported Media Type: Content-Type must be application/json');
+    }
     let body: unknown;
     try {
       body = JSON.parse(request.body as string);
