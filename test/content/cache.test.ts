@@ -1,0 +1,154 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { etagOf, ifNoneMatchHits, PublicReadCache } from '../../src/content/rest/public-cache.js';
+import { roadmapItems } from '../../src/content/schema.js';
+import { actor, startContent, type TestContent } from '../helpers/content.js';
+import { engines } from '../helpers/databases.js';
+
+describe('If-None-Match comparison (RFC 9110 §13.1.2)', () => {
+  const etag = '"abc"';
+  it.each<[string | undefined, boolean]>([
+    [undefined, false],
+    ['"abc"', true],
+    ['W/"abc"', true],
+    ['"x", "abc"', true],
+    ['*', true],
+    ['"abd"', false],
+    ['abc', false],
+  ])('%s matches: %s', (header, hits) => {
+    expect(ifNoneMatchHits(header, etag)).toBe(hits);
+  });
+});
+
+describe('the read cache bounds', () => {
+  const entry = (body: string, storedAt = 0) => ({ body, etag: etagOf(body), contentType: 'application/json', storedAt });
+
+  it('drops the oldest entry past the entry limit', () => {
+    const cache = new PublicReadCache({ maxAgeMs: 1000, maxEntries: 2, maxBytes: 1000 });
+    cache.set('/a', entry('a'));
+    cache.set('/b', entry('b'));
+    cache.set('/c', entry('c'));
+    expect([cache.get('/a', 0), cache.get('/b', 0)?.body, cache.get('/c', 0)?.body]).toEqual([undefined, 'b', 'c']);
+  });
+
+  it('drops the oldest entries past the byte limit, and never keeps a body larger than it', () => {
+    const cache = new PublicReadCache({ maxAgeMs: 1000, maxEntries: 10, maxBytes: 10 });
+    cache.set('/a', entry('aaaa'));
+    cache.set('/b', entry('bbbb'));
+    cache.set('/c', entry('cccc'));
+    expect(cache.get('/a', 0)).toBeUndefined();
+    expect(cache.size).toBe(2);
+    cache.set('/huge', entry('x'.repeat(11)));
+    expect(cache.get('/huge', 0)).toBeUndefined();
+  });
+
+  it('expires entries after the maximum age', () => {
+    const cache = new PublicReadCache({ maxAgeMs: 1000, maxEntries: 10, maxBytes: 1000 });
+    cache.set('/a', entry('a', 5000));
+    expect(cache.get('/a', 5999)?.body).toBe('a');
+    expect(cache.get('/a', 6000)).toBeUndefined();
+  });
+});
+
+describe.each(engines)('public read cache on %s', (engine) => {
+  let content: TestContent;
+  beforeAll(async () => {
+    content = await startContent(engine);
+    await content.request('POST', '/roadmap', { json: { title: 'Dark mode', slug: 'dark-mode', ...actor }, auth: true });
+  });
+  afterAll(() => content.close());
+
+  /** A row written behind the service's back, as another process sharing the database would. */
+  const insertBehindTheCache = (slug: string, isPublic = true) =>
+    content.service.ctx.db.insert(roadmapItems).values({ slug, title: `Item ${slug}`, public: isPublic });
+  const slugsOf = (body: { items: Array<{ slug: string }> }) => body.items.map((item) => item.slug).sort();
+
+  it('tags a public read with a strong ETag and keeps it out of shared caches when authenticated', async () => {
+    const anonymous = await content.request('GET', '/roadmap');
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(anonymous.headers.get('cache-control')).toBe('public, no-cache');
+    expect(anonymous.headers.get('vary')).toBe('Authorization');
+
+    const authenticated = await content.request('GET', '/roadmap', { auth: true });
+    expect(authenticated.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(authenticated.headers.get('cache-control')).toBe('private, no-cache');
+  });
+
+  it('answers a matching If-None-Match with 304 and no body, from the cache and after it', async () => {
+    const first = await content.request('GET', '/roadmap?limit=5');
+    const etag = first.headers.get('etag')!;
+
+    const cached = await content.request('GET', '/roadmap?limit=5', { headers: { 'if-none-match': etag } });
+    expect(cached.status).toBe(304);
+    expect(cached.text).toBe('');
+    expect(cached.headers.get('etag')).toBe(etag);
+
+    const weak = await content.request('GET', '/roadmap?limit=5', { headers: { 'if-none-match': `W/${etag}` } });
+    expect(weak.status).toBe(304);
+
+    const authenticated = await content.request('GET', '/roadmap?limit=5', { auth: true, headers: { 'if-none-match': etag } });
+    expect(authenticated.status).toBe(304);
+
+    const other = await content.request('GET', '/roadmap?limit=5', { headers: { 'if-none-match': '"something-else"' } });
+    expect(other.status).toBe(200);
+    expect(other.text).toBe(first.text);
+  });
+
+  it('serves a cached read without asking the database, for at most a second', async () => {
+    const before = await content.request('GET', '/roadmap?sort=votes');
+    await insertBehindTheCache('behind-the-cache');
+
+    const cached = await content.request('GET', '/roadmap?sort=votes');
+    expect(cached.headers.get('etag')).toBe(before.headers.get('etag'));
+    expect(slugsOf(cached.body)).not.toContain('behind-the-cache');
+
+    await sleep(1100);
+    const fresh = await content.request('GET', '/roadmap?sort=votes');
+    expect(slugsOf(fresh.body)).toContain('behind-the-cache');
+    expect(fresh.headers.get('etag')).not.toBe(before.headers.get('etag'));
+  });
+
+  it('shows a write made through this process on the very next read', async () => {
+    const before = await content.request('GET', '/roadmap');
+    const created = await content.request('POST', '/roadmap', { json: { title: 'Offline mode', slug: 'offline-mode', ...actor }, auth: true });
+    expect(created.status).toBe(201);
+
+    const after = await content.request('GET', '/roadmap', { headers: { 'if-none-match': before.headers.get('etag')! } });
+    expect(after.status).toBe(200);
+    expect(slugsOf(after.body)).toContain('offline-mode');
+  });
+
+  it('shows an anonymous vote on the very next read', async () => {
+    const before = await content.request('GET', '/roadmap/dark-mode');
+    const voted = await content.request('POST', '/roadmap/dark-mode/vote', { json: { voter_id: 'reader-1' } });
+    expect(voted.status).toBe(200);
+    const after = await content.request('GET', '/roadmap/dark-mode');
+    expect(after.body.votes).toBe(before.body.votes + 1);
+  });
+
+  it('never serves an authenticated request from the cache', async () => {
+    await content.request('GET', '/roadmap?limit=7');
+    await insertBehindTheCache('seen-with-the-secret');
+    const anonymous = await content.request('GET', '/roadmap?limit=7');
+    const authenticated = await content.request('GET', '/roadmap?limit=7', { auth: true });
+    expect(slugsOf(anonymous.body)).not.toContain('seen-with-the-secret');
+    expect(slugsOf(authenticated.body)).toContain('seen-with-the-secret');
+  });
+
+  it('never stores an authenticated response for anonymous readers', async () => {
+    await insertBehindTheCache('hidden-item', false);
+    const authenticated = await content.request('GET', '/roadmap/hidden-item', { auth: true });
+    expect(authenticated.status).toBe(200);
+    const anonymous = await content.request('GET', '/roadmap/hidden-item');
+    expect(anonymous.status).toBe(404);
+    expect(anonymous.body.error.code).toBe('not_found');
+  });
+
+  it('keeps query strings apart', async () => {
+    const one = await content.request('GET', '/roadmap?limit=1');
+    const all = await content.request('GET', '/roadmap?limit=100');
+    expect(one.body.items).toHaveLength(1);
+    expect(all.body.items.length).toBeGreaterThan(1);
+  });
+});
