@@ -26,7 +26,7 @@ export interface ClientMetadata {
  * accepted and ignored, as RFC 7591 §2 allows.
  */
 const metadataSchema = z.looseObject({
-  redirect_uris: z.unknown(),
+  redirect_uris: z.unknown().optional(),
   client_name: z.string().max(256, 'client_name is longer than 256 characters').optional(),
   grant_types: z.array(z.string()).optional(),
   response_types: z.array(z.string()).optional(),
