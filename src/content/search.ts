@@ -11,9 +11,9 @@
  * callers may ask for everything (`includeHidden`: REST `preview=true` with the secret, and the MCP tool,
  * whose callers manage the content); each result then also carries its `status`, since drafts are mixed in.
  */
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import type { Queryable } from '../platform/database.js';
 import type { ContentContext } from './context.js';
 import { limitField } from './fields.js';
 import { blogPosts, changelogEntries, roadmapItems } from './schema.js';
@@ -51,9 +51,16 @@ export async function searchContent(
   input: SearchInput,
   options: SearchOptions = {},
 ): Promise<{ results: SearchResults }> {
-  const pattern = sql`lower(${likePattern(input.query)})`;
-  const wanted = (type: SearchType) => input.type === 'all' || input.type === type;
-  const search = (type: SearchType) => (wanted(type) ? SEARCHES[type](ctx, pattern, input.limit, options.includeHidden ?? false) : []);
+  const includeHidden = options.includeHidden ?? false;
+  const search = async (type: SearchType): Promise<SearchResult[]> => {
+    if (input.type !== 'all' && input.type !== type) return [];
+    const rows = await searchQuery(ctx.db, type, input, { includeHidden });
+    return rows.map((row) => {
+      const found: SearchResult = { slug: row.slug, title: row.title, description: row.description, type };
+      if (includeHidden) found.status = row.status;
+      return found;
+    });
+  };
   const [blog, changelog, roadmap] = await Promise.all(SEARCH_TYPES.map(search));
   return { results: { blog, changelog, roadmap } };
 }
@@ -63,57 +70,40 @@ export function likePattern(query: string): string {
   return `%${query.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
-type Search = (ctx: ContentContext, pattern: SQL, limit: number, includeHidden: boolean) => Promise<SearchResult[]>;
-
-/*
- * Within a type, items whose title matches come first, then the most recent. The WHERE clause is the
- * indexed `search_text LIKE pattern`; the ordering works on the matching rows only.
+/**
+ * The query for one type (exported so a test can EXPLAIN exactly what runs). The WHERE clause is the
+ * indexed `search_text LIKE pattern`; within a type, items whose title matches come first, then the most
+ * recent, and that ordering only touches the matching rows.
  */
-const SEARCHES: Record<SearchType, Search> = {
-  async blog(ctx, pattern, limit, includeHidden) {
-    const rows = await ctx.db
-      .select({ slug: blogPosts.slug, title: blogPosts.title, description: blogPosts.description, status: blogPosts.status })
-      .from(blogPosts)
-      .where(and(matches(blogPosts.searchText, pattern), includeHidden ? undefined : eq(blogPosts.status, 'published')))
-      .orderBy(desc(titleMatches(blogPosts.title, pattern)), desc(sql`coalesce(${blogPosts.publishedAt}, ${blogPosts.updatedAt})`), desc(blogPosts.id))
-      .limit(limit);
-    return rows.map((row) => result('blog', row, includeHidden));
+export function searchQuery(db: Queryable, type: SearchType, input: Pick<SearchInput, 'query' | 'limit'>, options: SearchOptions = {}) {
+  const pattern = sql`lower(${likePattern(input.query)})`;
+  const { table, description, visible, recency } = SOURCES[type];
+  return db
+    .select({ slug: table.slug, title: table.title, description, status: table.status })
+    .from(table)
+    .where(and(sql`${table.searchText} LIKE ${pattern}`, options.includeHidden ? undefined : visible))
+    .orderBy(desc(sql`lower(${table.title}) LIKE ${pattern}`), desc(recency), desc(table.id))
+    .limit(input.limit);
+}
+
+/** Where each type keeps its text, what the public may see, and what "most recent" means for it. */
+const SOURCES = {
+  blog: {
+    table: blogPosts,
+    description: blogPosts.description,
+    visible: eq(blogPosts.status, 'published'),
+    recency: sql`coalesce(${blogPosts.publishedAt}, ${blogPosts.updatedAt})`,
   },
-  async changelog(ctx, pattern, limit, includeHidden) {
-    const rows = await ctx.db
-      .select({ slug: changelogEntries.slug, title: changelogEntries.title, description: changelogEntries.summary, status: changelogEntries.status })
-      .from(changelogEntries)
-      .where(and(matches(changelogEntries.searchText, pattern), includeHidden ? undefined : eq(changelogEntries.status, 'published')))
-      .orderBy(
-        desc(titleMatches(changelogEntries.title, pattern)),
-        desc(sql`coalesce(${changelogEntries.publishedAt}, ${changelogEntries.updatedAt})`),
-        desc(changelogEntries.id),
-      )
-      .limit(limit);
-    return rows.map((row) => result('changelog', row, includeHidden));
+  changelog: {
+    table: changelogEntries,
+    description: changelogEntries.summary,
+    visible: eq(changelogEntries.status, 'published'),
+    recency: sql`coalesce(${changelogEntries.publishedAt}, ${changelogEntries.updatedAt})`,
   },
-  async roadmap(ctx, pattern, limit, includeHidden) {
-    const rows = await ctx.db
-      .select({ slug: roadmapItems.slug, title: roadmapItems.title, description: roadmapItems.summary, status: roadmapItems.status })
-      .from(roadmapItems)
-      .where(and(matches(roadmapItems.searchText, pattern), includeHidden ? undefined : eq(roadmapItems.public, true)))
-      .orderBy(desc(titleMatches(roadmapItems.title, pattern)), desc(roadmapItems.updatedAt))
-      .limit(limit);
-    return rows.map((row) => result('roadmap', row, includeHidden));
+  roadmap: {
+    table: roadmapItems,
+    description: roadmapItems.summary,
+    visible: eq(roadmapItems.public, true),
+    recency: sql`${roadmapItems.updatedAt}`,
   },
 };
-
-/** The indexed predicate; `search_text` is already lower-cased by the database. */
-function matches(searchText: AnyPgColumn, pattern: SQL): SQL {
-  return sql`${searchText} LIKE ${pattern}`;
-}
-
-function titleMatches(title: AnyPgColumn, pattern: SQL): SQL {
-  return sql`lower(${title}) LIKE ${pattern}`;
-}
-
-function result(type: SearchType, row: { slug: string; title: string; description: string | null; status: string }, withStatus: boolean): SearchResult {
-  const found: SearchResult = { slug: row.slug, title: row.title, description: row.description, type };
-  if (withStatus) found.status = row.status;
-  return found;
-}
