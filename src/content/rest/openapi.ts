@@ -65,7 +65,7 @@ export async function registerOpenApi(app: HttpServer, ctx: ContentContext): Pro
     transform: (input) => {
       const { schema, url } = jsonSchemaTransform(input as Parameters<typeof jsonSchemaTransform>[0]);
       const route = input.route as RouteOptions;
-      if (schema.hide) return { schema, url };
+      if (!schema || schema.hide) return { schema, url };
       const response = (schema.response as Record<string, unknown> | undefined) ?? { 200: { description: 'Default Response' } };
       const documented: Record<string, unknown> = { ...schema, response: { ...response, '4XX': errorSchema } };
       if (needsSecret(route)) documented.security = [{ bearerAuth: [] }];
