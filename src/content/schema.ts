@@ -36,6 +36,13 @@ export const ACTOR_TYPES = ['human', 'agent', 'system'] as const;
 export const ACTIVITY_RESOURCES = ['blog', 'changelog', 'roadmap', 'asset'] as const;
 export const ACTIVITY_ACTIONS = ['created', 'updated', 'published', 'status_changed', 'archived', 'bulk_updated', 'deleted'] as const;
 
+/**
+ * GIN's fast-update pending list is merged only by (auto)vacuum, which the embedded database never runs;
+ * while it holds entries the planner prices the index high and scans the table instead (measured: 87 ms
+ * instead of 0.1 ms at 10,000 posts). Content writes are rare, so each one updates the index directly.
+ */
+const searchIndexOptions = { fastupdate: false };
+
 /** Lower-cased text that search matches by substring, kept by the database and indexed with trigrams. */
 const searchText = (...columns: string[]) =>
   text('search_text').generatedAlwaysAs(
@@ -67,7 +74,7 @@ export const blogPosts = pgTable(
     check('blog_posts_status_check', oneOf(table.status, BLOG_STATUSES)),
     index('blog_posts_published_idx').on(table.publishedAt.desc()).where(sql`status = 'published'`),
     index('blog_posts_tags_idx').using('gin', table.tags),
-    index('blog_posts_search_idx').using('gin', sql`${table.searchText} gin_trgm_ops`),
+    index('blog_posts_search_idx').using('gin', sql`${table.searchText} gin_trgm_ops`).with(searchIndexOptions),
   ],
 );
 
@@ -92,7 +99,7 @@ export const changelogEntries = pgTable(
     check('changelog_entries_status_check', oneOf(table.status, CHANGELOG_STATUSES)),
     check('changelog_entries_type_check', oneOf(table.type, CHANGELOG_TYPES)),
     index('changelog_entries_published_idx').on(table.publishedAt.desc()).where(sql`status = 'published'`),
-    index('changelog_entries_search_idx').using('gin', sql`${table.searchText} gin_trgm_ops`),
+    index('changelog_entries_search_idx').using('gin', sql`${table.searchText} gin_trgm_ops`).with(searchIndexOptions),
   ],
 );
 
@@ -128,7 +135,7 @@ export const roadmapItems = pgTable(
     check('roadmap_items_category_check', sql`${table.category} IS NULL OR ${oneOf(table.category, ROADMAP_CATEGORIES)}`),
     check('roadmap_items_votes_check', sql`${table.votes} >= 0`),
     index('roadmap_items_order_idx').on(table.priorityRank.desc(), table.votes.desc(), table.updatedAt.desc()),
-    index('roadmap_items_search_idx').using('gin', sql`${table.searchText} gin_trgm_ops`),
+    index('roadmap_items_search_idx').using('gin', sql`${table.searchText} gin_trgm_ops`).with(searchIndexOptions),
   ],
 );
 
