@@ -32,6 +32,8 @@ export const DEFAULT_AUTHOR_NAME = 'Atrium Team';
 /** Who publishes a scheduled post when its time comes. */
 export const SCHEDULER_ACTOR: Actor = { actor_id: 'scheduler', actor_type: 'system' };
 export const PUBLISH_POST_JOB = 'publish-post';
+/** `/blog/drafts` is a route of its own, so no post may take that slug. */
+const RESERVED_SLUGS = new Set(['drafts']);
 
 // ---------------------------------------------------------------------------------------------------------
 // Input schemas. Hard caps stop abuse; the editorial thresholds of DESIGN 3 are checked on submit, so a
@@ -435,6 +437,7 @@ function firstPublishedAt(): string {
 }
 
 async function slugTaken(db: Queryable, slug: string): Promise<boolean> {
+  if (RESERVED_SLUGS.has(slug)) return true;
   const [row] = await db.select({ id: blogPosts.id }).from(blogPosts).where(eq(blogPosts.slug, slug)).limit(1);
   return Boolean(row);
 }
@@ -451,6 +454,7 @@ async function insertWithSlug(
   insert: (slug: string) => Promise<PostRow | undefined>,
 ): Promise<PostRow> {
   if (given) {
+    if (RESERVED_SLUGS.has(given)) throw contentErrors.conflict(`slug '${given}' is reserved`, 'slug');
     const row = await insert(given);
     if (!row) throw contentErrors.conflict(`slug '${given}' is already taken`, 'slug');
     return row;

@@ -28,6 +28,8 @@ export type ChangelogType = (typeof CHANGELOG_TYPES)[number];
 
 /** Spec 2.7: `v<major>.<minor>.<patch>`, without leading zeros. */
 export const VERSION_PATTERN = /^v(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})$/;
+/** `/changelog/drafts` is a route of its own, so no entry may take that slug. */
+const RESERVED_SLUGS = new Set(['drafts']);
 
 // ---------------------------------------------------------------------------------------------------------
 // Input schemas
@@ -185,6 +187,7 @@ export async function getEntry(ctx: ContentContext, identifier: string, options:
 
 export async function createEntry(ctx: ContentContext, input: CreateEntryInput, actor: Actor): Promise<ChangelogEntry> {
   const data = createEntryInput.parse(input);
+  if (data.slug && RESERVED_SLUGS.has(data.slug)) throw contentErrors.conflict(`slug '${data.slug}' is reserved`, 'slug');
   const published = data.status === 'published';
   const entry = await ctx.db.transaction(async (tx) => {
     const insert = (slug: string) =>

@@ -12,7 +12,7 @@ import { actor, startContent, type TestContent } from '../helpers/content.js';
 import { engines } from '../helpers/databases.js';
 
 /** A post that passes submit validation (DESIGN 3). */
-export const readyPost = {
+const readyPost = {
   title: 'A post that is ready for review',
   description: 'A description that is long enough to pass the fifty character minimum.',
   content: 'Lorem ipsum dolor sit amet. '.repeat(12),
@@ -117,6 +117,13 @@ describe.each(engines)('blog posts on %s', (engine) => {
       const post = await create({ slug: 'chosen-slug' });
       expect(post.slug).toBe('chosen-slug');
       const response = await content.request('POST', '/blog', { auth: true, json: { title: 'Another', slug: 'chosen-slug', ...actor } });
+      expect(response.status).toBe(409);
+      expect(response.body.error).toMatchObject({ code: 'conflict', details: { field: 'slug' } });
+    });
+
+    it('never gives a post the slug "drafts", which /blog/drafts already answers', async () => {
+      expect((await create({ title: 'Drafts' })).slug).toBe('drafts-2');
+      const response = await content.request('POST', '/blog', { auth: true, json: { title: 'Mine', slug: 'drafts', ...actor } });
       expect(response.status).toBe(409);
       expect(response.body.error).toMatchObject({ code: 'conflict', details: { field: 'slug' } });
     });
@@ -492,7 +499,7 @@ describe.each(engines)('blog posts on %s', (engine) => {
     ];
     it.each(writes)('answers %s %s without the secret with 401 unauthorized', async (method, path) => {
       const json = method === 'GET' ? undefined : { title: 'Sneaky', ...actor };
-      for (const headers of [{}, { authorization: 'Bearer wrong-secret' }]) {
+      for (const headers of [{}, { authorization: 'Bearer wrong-secret' }] as Array<Record<string, string>>) {
         const response = await content.request(method, path, { json, headers });
         expect(response.status).toBe(401);
         expect(response.body.error.code).toBe('unauthorized');

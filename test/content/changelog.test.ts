@@ -3,8 +3,10 @@
  * refusal with its exact status and code, and proof that a refused request changed nothing. Also the status
  * moves MCP update_changelog_entry makes through `setEntryStatus`.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { and, asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { setEntryStatus } from '../../src/content/changelog.js';
 import { activity, changelogEntries } from '../../src/content/schema.js';
 import { orderedNow } from '../../src/platform/time.js';
@@ -13,10 +15,31 @@ import { engines } from '../helpers/databases.js';
 
 describe.each(engines)('changelog entries on %s', (engine) => {
   let content: TestContent;
+  /** What the rendered site's revalidation hook received (DESIGN 3). */
+  const revalidated: Array<{ type: string; slug: string }> = [];
+  let site: Server;
   beforeAll(async () => {
-    content = await startContent(engine);
+    site = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => {
+        revalidated.push(JSON.parse(body));
+        response.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const { port } = site.address() as AddressInfo;
+    content = await startContent(engine, { config: { revalidate: { url: `http://127.0.0.1:${port}/revalidate` } } });
   });
-  afterAll(() => content.close());
+  afterAll(async () => {
+    await content.close();
+    await new Promise((resolve) => site.close(resolve));
+  });
+  const expectRevalidations = (slug: string, times: number) =>
+    vi.waitFor(() => expect(revalidated.filter((call) => call.slug === slug && call.type === 'changelog')).toHaveLength(times), {
+      timeout: 5_000,
+      interval: 50,
+    });
 
   let minor = 0;
   const nextVersion = () => `v1.${++minor}.0`;
@@ -107,6 +130,12 @@ describe.each(engines)('changelog entries on %s', (engine) => {
         [0, 1].map(() => content.request('POST', '/changelog', { auth: true, json: { version, ...actor } })),
       );
       expect(responses.map((response) => response.status).sort()).toEqual([201, 409]);
+    });
+
+    it('refuses the slug "drafts", which /changelog/drafts already answers (409)', async () => {
+      const response = await content.request('POST', '/changelog', { auth: true, json: { version: nextVersion(), slug: 'drafts', ...actor } });
+      expect(response.status).toBe(409);
+      expect(response.body.error).toMatchObject({ code: 'conflict', details: { field: 'slug' } });
     });
 
     it('makes the default slug unique when another entry already uses it', async () => {
@@ -203,6 +232,15 @@ describe.each(engines)('changelog entries on %s', (engine) => {
   });
 
   describe('update', () => {
+    it('revalidates on publish and on an update of a published entry, not on a draft edit', async () => {
+      const entry = await create();
+      await content.request('PATCH', `/changelog/${entry.slug}`, { auth: true, json: { summary: 'Draft edit', ...actor } });
+      await move(entry.slug, 'publish');
+      await expectRevalidations(entry.slug, 1);
+      await content.request('PATCH', `/changelog/${entry.slug}`, { auth: true, json: { summary: 'Live edit', ...actor } });
+      await expectRevalidations(entry.slug, 2);
+    });
+
     it('updates title, summary, content, type and highlights by version, recording the changes', async () => {
       const entry = await create();
       const response = await content.request('PATCH', `/changelog/${entry.version}`, {
