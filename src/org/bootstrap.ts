@@ -37,11 +37,13 @@ export async function bootstrapOrganization(
   const created = await db.transaction(async (tx) => {
     await lockOrgSetup(tx);
     const firstStart = (await ensureOrganization(tx, file?.organization)).created;
+    // The configured owner exists before the file is applied, so the file may name them (members,
+    // responsible); the default owner is only made after it, when the file declared no owner.
+    let owner = config.admin.email ? await ensureOwner(tx, config) : undefined;
     let report: ApplyReport | undefined;
     if (file) report = await applyOrgFileIn(tx, file, env, config.orgFile!);
+    owner ??= await ensureOwner(tx, config);
     await ensureAssistant(tx);
-
-    const owner = await ensureOwner(tx, config);
     if (firstStart && !file && owner.person) {
       const { space } = await upsertSpace(tx, { key: 'general', name: 'General' });
       await addSpaceMember(tx, space.id, owner.person.id);

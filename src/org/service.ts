@@ -1,15 +1,17 @@
 /**
  * The organization service: the OAuth 2.1 authorization server, the organization MCP endpoint and the
- * people's web pages (interface A). For now it answers its health route.
+ * people's web pages (interface A).
  */
 import { sql } from 'drizzle-orm';
 import type { OrgConfig } from '../config.js';
 import { openDatabase, type Database } from '../platform/database.js';
 import { createHttpServer, type HttpServer } from '../platform/http.js';
 import { registerAuthRoutes } from '../auth/routes.js';
-import { registerAuthRoutes } from '../auth/routes.js';
 import { bootstrapOrganization } from './bootstrap.js';
 import type { OrgContext } from './context.js';
+import { registerOrgMcp } from './mcp/server.js';
+import type { OrgTool } from './mcp/tools.js';
+import { registerWebPages } from './web/index.js';
 
 export interface OrgService {
   app: HttpServer;
@@ -19,7 +21,12 @@ export interface OrgService {
   close(): Promise<void>;
 }
 
-export async function createOrgService(config: OrgConfig): Promise<OrgService> {
+export interface OrgServiceOptions {
+  /** The org MCP tools served; default all of them (tests add a tool to exercise a rule no tool needs yet). */
+  mcpTools?: readonly OrgTool[];
+}
+
+export async function createOrgService(config: OrgConfig, options: OrgServiceOptions = {}): Promise<OrgService> {
   const app = createHttpServer({ service: 'org', logLevel: config.logLevel });
   const database = await openDatabase(config.database);
   const ctx: OrgContext = { config, database, db: database.db, log: app.log };
@@ -36,8 +43,8 @@ export async function createOrgService(config: OrgConfig): Promise<OrgService> {
   });
 
   registerAuthRoutes(app, ctx);
-
-  registerAuthRoutes(app, ctx);
+  await registerWebPages(app, ctx);
+  registerOrgMcp(app, ctx, options.mcpTools);
 
   app.addHook('onClose', () => database.close());
   return {

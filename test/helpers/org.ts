@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { OrgConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/platform/database.js';
-import { createOrgService, type OrgService } from '../../src/org/service.js';
+import { createOrgService, type OrgService, type OrgServiceOptions } from '../../src/org/service.js';
 import { testDatabase, type Engine, type TestDatabase } from './databases.js';
 
 /** The owner every test org starts with (DESIGN section 1: ATRIUM_ADMIN_EMAIL / ATRIUM_ADMIN_PASSWORD). */
@@ -39,7 +39,7 @@ export interface OrgResponse {
   text: string;
 }
 
-export interface StartOrgOptions {
+export interface StartOrgOptions extends OrgServiceOptions {
   config?: Partial<OrgConfig>;
   /** Share an existing database instead of a fresh one (for several processes on one PostgreSQL). */
   database?: TestDatabase;
@@ -61,7 +61,7 @@ export async function startOrg(engine: Engine, options: StartOrgOptions = {}): P
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...options.config,
   };
-  const service = await createOrgService(config);
+  const service = await createOrgService(config, { mcpTools: options.mcpTools });
   const url = await service.listen();
   config.publicUrl = options.config?.publicUrl ?? url;
   config.authPublicUrl = options.config?.authPublicUrl ?? config.publicUrl;

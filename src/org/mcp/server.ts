@@ -1,0 +1,108 @@
+/**
+ * The organization MCP endpoint (interface A; spec 4.2, DESIGN 4.3): `POST {ORG_PUBLIC_URL}/mcp`, protocol
+ * 2025-06-18 over Streamable HTTP. Transport, database sessions, Host/Origin guard and the 1 MiB body and
+ * 25-message batch limits come from platform/mcp; this module adds bearer authentication (bearer.ts), the
+ * per-tool scope check (scope-check.ts) and the org tools.
+ *
+ * Order of refusals for a POST: foreign Host/Origin 403 → no valid token 401 → body over 1 MiB 413 →
+ * batch over 25 413 → a tools/call lacking its scope 403 → the MCP server.
+ */
+import type { Server } from '@modelcontextprotocol/server';
+import type { FastifyReply } from 'fastify';
+import { resourceMetadataUrl } from '../../auth/resource.js';
+import type { HttpServer } from '../../platform/http.js';
+import { sendError, toAppError } from '../../platform/http.js';
+import { registerMcpEndpoint, type McpCall } from '../../platform/mcp/endpoint.js';
+import { allowedHostnames } from '../../platform/mcp/host-guard.js';
+import type { OrgContext } from '../context.js';
+import { authenticateBearer, BearerRefusal } from './bearer.js';
+import { contextTools } from './context-tools.js';
+import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
+import { buildOrgToolRegistry, type OrgPrincipal, type OrgTool, type OrgToolRegistry } from './tools.js';
+
+/** Spec 9 and DESIGN 4.3. */
+export const ORG_MCP_INFO = { name: 'atrium-org', version: '1.0.0' } as const;
+export const ORG_MCP_PROTOCOL = '2025-06-18';
+export const ORG_MCP_PATH = '/mcp';
+/** Spec 8. */
+const MAX_BATCH_LENGTH = 25;
+
+/** Every org tool; later issues add theirs here, each carrying its scope. */
+export const orgTools: readonly OrgTool[] = [...contextTools];
+
+export function registerOrgMcp(app: HttpServer, ctx: OrgContext, tools: readonly OrgTool[] = orgTools): void {
+  const registry = buildOrgToolRegistry(tools, ctx.log);
+  const principals = new WeakMap<object, OrgPrincipal>();
+
+  app.register(async (scope) => {
+    // Bearer refusals keep the SDK's answer (challenge header and OAuth error body); the rest as usual.
+    scope.setErrorHandler((error, request, reply) => {
+      if (error instanceof BearerRefusal) return sendWebResponse(reply, error.answer);
+      return sendError(toAppError(error, request), reply);
+    });
+
+    scope.addHook('preHandler', async (request, reply) => {
+      const principal = principals.get(request);
+      if (request.method !== 'POST' || !principal || typeof request.body !== 'string') return;
+      const messages = parseJson(request.body);
+      // Unparsable bodies and oversized batches are the endpoint's to refuse (400, 413).
+      if (messages === undefined || (Array.isArray(messages) && messages.length > MAX_BATCH_LENGTH)) return;
+      const missing = findMissingScope(messages, principal.scopes, registry.scopeOf);
+      if (!missing) return;
+      const answer = insufficientScopeAnswer(missing, resourceMetadataUrl(ctx.config));
+      return reply.code(answer.status).headers(answer.headers).send(answer.body);
+    });
+
+    registerMcpEndpoint<OrgPrincipal>(scope, {
+      path: ORG_MCP_PATH,
+      db: ctx.db,
+      sessionScope: 'org',
+      serverInfo: { ...ORG_MCP_INFO },
+      capabilities: { tools: {} },
+      protocolVersions: [ORG_MCP_PROTOCOL],
+      allowedHostnames: hostsOf(ctx),
+      maxBatchLength: MAX_BATCH_LENGTH,
+      async authenticate(request) {
+        const principal = await authenticateBearer(ctx, request);
+        principals.set(request, principal);
+        return principal;
+      },
+      // A session belongs to the person and client it was opened for.
+      principalId: (principal) => `${principal.personId} ${principal.clientId}`,
+      installHandlers: (server, call) => installToolHandlers(server, registry, ctx, call),
+    });
+  });
+}
+
+function installToolHandlers(server: Server, registry: OrgToolRegistry, ctx: OrgContext, { principal }: McpCall<OrgPrincipal>): void {
+  server.setRequestHandler('tools/list', () => ({ tools: registry.tools }));
+  server.setRequestHandler('tools/call', (request) => registry.call(request.params.name, request.params.arguments, { ctx, principal }));
+}
+
+async function sendWebResponse(reply: FastifyReply, answer: Response): Promise<FastifyReply> {
+  reply.code(answer.status);
+  answer.headers.forEach((value, name) => void reply.header(name, value));
+  return reply.send(await answer.text());
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Host/Origin names follow the public URLs, which tests set only once the port is known. */
+function hostsOf(ctx: OrgContext): () => string[] {
+  let key = '';
+  let names: string[] = [];
+  return () => {
+    const current = `${ctx.config.publicUrl} ${ctx.config.authPublicUrl}`;
+    if (key !== current) {
+      key = current;
+      names = allowedHostnames({ publicUrls: [ctx.config.publicUrl, ctx.config.authPublicUrl], bindHost: ctx.config.host });
+    }
+    return names;
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * What a connected client learns first (spec 4.2 rule 2, DESIGN 4.3): who it acts for, in which
+ * organization, which agents it can reach, the spaces work can be placed in, the scopes actually granted,
+ * and the server's time (UTC). Deliberately no timezone (spec 4.2 rule 3). All but the time is read from
+ * the database on each call.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Queryable } from '../platform/database.js';
+import { listReachableAgents } from './agents.js';
+import { getPerson } from './people.js';
+import { agents, organization } from './schema.js';
+import { listSpacesOfPerson } from './spaces.js';
+
+export interface Caller {
+  personId: string;
+  clientId: string;
+  scopes: string[];
+}
+
+export async function describeServiceContext(db: Queryable, caller: Caller) {
+  const [person, [org], reachable, spaces, [client]] = await Promise.all([
+    getPerson(db, caller.personId),
+    db.select({ id: organization.id, name: organization.name }).from(organization).limit(1),
+    listReachableAgents(db),
+    listSpacesOfPerson(db, caller.personId),
+    db
+      .select({ agentId: agents.id, name: agents.name, autonomy: agents.autonomy })
+      .from(agents)
+      .where(and(eq(agents.kind, 'client'), eq(agents.clientId, caller.clientId), eq(agents.responsiblePersonId, caller.personId))),
+  ]);
+  if (!person) throw new Error(`token subject ${caller.personId} is not a person`);
+  return {
+    person: { id: person.id, name: person.name, email: person.email, role: person.role },
+    organization: org ? { id: org.id, name: org.name } : null,
+    client: { client_id: caller.clientId, agent_id: client?.agentId ?? null, name: client?.name ?? null, autonomy: client?.autonomy ?? null },
+    agents: reachable.map((agent) => ({
+      id: agent.id,
+      key: agent.key,
+      name: agent.name,
+      description: agent.description,
+      kind: agent.kind,
+      autonomy: agent.autonomy,
+    })),
+    spaces: spaces.map((space) => ({ id: space.id, key: space.key, name: space.name })),
+    scopes: caller.scopes,
+    server_time: new Date().toISOString(),
+  };
+}

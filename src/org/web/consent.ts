@@ -1,0 +1,78 @@
+/**
+ * GET/POST /consent?request=… (DESIGN 4.6, spec 5.1): the authorization server stores a validated
+ * authorization request and sends the browser here. The signed-in person sees which client asks, where
+ * it will send them back, and each requested scope with its meaning, and answers Allow or Deny. The
+ * answer is a redirect to the client (code or access_denied) built by the authorization server.
+ */
+import type { FastifyInstance } from 'fastify';
+import {
+  approveAuthorizationRequest,
+  denyAuthorizationRequest,
+  getAuthorizationRequest,
+} from '../../auth/authorization.js';
+import { isScope, SCOPES } from '../../auth/scopes.js';
+import { recordClientAgent } from '../agents.js';
+import { checkCsrfToken, issueCsrfToken } from './csrf.js';
+import { html } from './html.js';
+import { formField, sendCsrfFailure, sendPage, type WebContext } from './respond.js';
+import { signInUrl } from './return-to.js';
+import { currentSession } from './sessions.js';
+
+const unknownRequest = html`<h1>This request is no longer valid</h1>
+<p role="alert">It has expired or was already answered. Go back to the application and connect again.</p>`;
+
+export function registerConsentPage(app: FastifyInstance, web: WebContext): void {
+  const { ctx, csrfKey } = web;
+
+  app.get('/consent', async (request, reply) => {
+    const requestId = String((request.query as Record<string, unknown>).request ?? '');
+    const session = await currentSession(ctx, request);
+    if (!session) return reply.redirect(signInUrl(`/consent?${new URLSearchParams({ request: requestId })}`), 303);
+    const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
+    const signedIn = { name: session.person.name, csrf };
+
+    const pending = requestId ? await getAuthorizationRequest(ctx, requestId) : null;
+    if (!pending) return sendPage(reply, 400, 'Connect an application', unknownRequest, signedIn);
+
+    const scopes = pending.scopes.map((scope) => ({ scope, meaning: isScope(scope) ? SCOPES[scope] : scope }));
+    const body = html`<h1>Allow ${pending.clientName} to act for you?</h1>
+<p><strong>${pending.clientName}</strong> wants to use your organization as
+<strong>${session.person.name}</strong> (${session.person.email}).
+After you answer you will be sent to <strong>${pending.redirectHost}</strong>.</p>
+${scopes.length
+  ? html`<h2>It asks to:</h2>
+<dl>${scopes.map(({ scope, meaning }) => html`<dt>${scope}</dt><dd>${meaning}</dd>`)}</dl>`
+  : html`<p>It asks for no permissions beyond reading who you are and which spaces you belong to.</p>`}
+<p>You can disconnect it at any time on <a href="/connections">Connected applications</a>.</p>
+<form method="post" action="/consent">
+<input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="request" value="${pending.id}">
+<div class="actions">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</div>
+</form>`;
+    return sendPage(reply, 200, 'Connect an application', body, signedIn);
+  });
+
+  app.post('/consent', async (request, reply) => {
+    const requestId = formField(request.body, 'request') ?? '';
+    const session = await currentSession(ctx, request);
+    if (!session) return reply.redirect(signInUrl(`/consent?${new URLSearchParams({ request: requestId })}`), 303);
+    if (!checkCsrfToken(csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    const signedIn = { name: session.person.name, csrf: issueCsrfToken(ctx, csrfKey, request, reply, session) };
+
+    const pending = requestId ? await getAuthorizationRequest(ctx, requestId) : null;
+    if (!pending) return sendPage(reply, 400, 'Connect an application', unknownRequest, signedIn);
+
+    const decision = formField(request.body, 'decision');
+    if (decision === 'allow') {
+      const location = await approveAuthorizationRequest(ctx, pending.id, session.person.id);
+      // DESIGN 4.1: every client a person authorized is also an agent responsible to that person.
+      await recordClientAgent(ctx.db, { clientId: pending.clientId, clientName: pending.clientName, personId: session.person.id });
+      return reply.redirect(location, 303);
+    }
+    if (decision === 'deny') return reply.redirect(await denyAuthorizationRequest(ctx, pending.id), 303);
+    return sendPage(reply, 400, 'Connect an application', html`<h1>Choose Allow or Deny</h1>`, signedIn);
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * Server-rendered HTML with escaping by default: every value interpolated into `html` is escaped unless
+ * it is itself `html` output, so a client name or email can never become markup.
+ */
+import { createHash } from 'node:crypto';
+
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+type Interpolation = SafeHtml | string | number | null | undefined | false | readonly Interpolation[];
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+function render(value: Interpolation): string {
+  if (value === null || value === undefined || value === false) return '';
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  return escapeHtml(String(value));
+}
+
+export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
+  return new SafeHtml(strings.reduce((out, text, index) => out + text + (index < values.length ? render(values[index]) : ''), ''));
+}
+
+/** The only stylesheet, inline; the CSP allows exactly this text by its hash. */
+const STYLE = `
+  :root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5; }
+  body { margin: 0; }
+  header, main { max-width: 40rem; margin: 0 auto; padding: 1rem; }
+  header { display: flex; justify-content: space-between; align-items: center; border-bottom: 1px solid #8884; }
+  header form { margin: 0; }
+  label { display: block; margin-top: 1rem; font-weight: 600; }
+  input[type=email], input[type=password] { display: block; width: 100%; box-sizing: border-box; padding: .5rem; font: inherit; }
+  button { margin-top: 1rem; padding: .5rem 1.25rem; font: inherit; cursor: pointer; }
+  .error { border: 1px solid #c00; padding: .5rem 1rem; }
+  .actions { display: flex; gap: 1rem; }
+  table { border-collapse: collapse; width: 100%; }
+  th, td { text-align: left; padding: .5rem; border-bottom: 1px solid #8884; vertical-align: top; }
+  dt { font-weight: 600; font-family: ui-monospace, monospace; }
+  dd { margin: 0 0 .75rem 0; }
+  .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+`;
+
+export const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+
+export interface PageOptions {
+  title: string;
+  body: SafeHtml;
+  /** When someone is signed in: their name and the CSRF token for the sign-out form. */
+  signedIn?: { name: string; csrf: string };
+}
+
+export function page({ title, body, signedIn }: PageOptions): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title} · Atrium</title>
+<style>${new SafeHtml(STYLE)}</style>
+</head>
+<body>
+<header>
+<strong>Atrium</strong>
+${signedIn
+  ? html`<form method="post" action="/signout"><span>${signedIn.name}</span> <input type="hidden" name="csrf" value="${signedIn.csrf}"> <button type="submit">Sign out</button></form>`
+  : ''}
+</header>
+<main>
+${body}
+</main>
+</body>
+</html>
+`.value;
+}

@@ -1,0 +1,58 @@
+/**
+ * The people's web pages (DESIGN 4.6): sign-in, consent and connected apps. Server-rendered HTML that
+ * works without JavaScript. Everything registered here shares one encapsulated scope carrying the cookie
+ * and form parsers and the page security headers: framing is forbidden (`X-Frame-Options: DENY`, CSP
+ * `frame-ancestors 'none'`), nothing but our one inline stylesheet may load, and no page is cached.
+ */
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import type { HttpServer } from '../../platform/http.js';
+import { toAppError } from '../../platform/http.js';
+import type { OrgContext } from '../context.js';
+import { loadSharedSecret } from '../shared-secrets.js';
+import { registerConnectionsPage } from './connections.js';
+import { registerConsentPage } from './consent.js';
+import { html, STYLE_HASH } from './html.js';
+import { sendPage, type WebContext } from './respond.js';
+import { registerSignInPages } from './signin.js';
+
+
+export async function registerWebPages(app: HttpServer, ctx: OrgContext): Promise<void> {
+  const cookieKey = await loadSharedSecret(ctx.db, 'web-cookie-key');
+  const csrfKey = await loadSharedSecret(ctx.db, 'web-csrf-key');
+  const web: WebContext = { ctx, csrfKey };
+
+  await app.register(async (scope) => {
+    await scope.register(cookie, { secret: cookieKey });
+    if (!scope.hasContentTypeParser('application/x-www-form-urlencoded')) await scope.register(formbody);
+    await scope.register(helmet, {
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          defaultSrc: ["'none'"],
+          styleSrc: [STYLE_HASH],
+          imgSrc: ["'self'"],
+          baseUri: ["'none'"],
+          frameAncestors: ["'none'"],
+          // No form-action: the consent form's answer is a redirect to the client, which form-action would block.
+        },
+      },
+      frameguard: { action: 'deny' },
+      referrerPolicy: { policy: 'no-referrer' },
+      hsts: ctx.config.publicUrl.startsWith('https:') ? undefined : false,
+    });
+    scope.addHook('onSend', async (_request, reply) => {
+      reply.header('cache-control', 'no-store');
+    });
+    scope.setErrorHandler((error, request, reply) => {
+      const appError = toAppError(error, request);
+      return sendPage(reply, appError.status, 'Something went wrong', html`<h1>Something went wrong</h1><p>${appError.message}</p>`);
+    });
+
+    registerSignInPages(scope, web);
+    registerConsentPage(scope, web);
+    registerConnectionsPage(scope, web);
+    scope.get('/', (_request, reply) => reply.redirect('/connections', 303));
+  });
+}

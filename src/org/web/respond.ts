@@ -1,0 +1,37 @@
+/** Small helpers every page module shares. */
+import type { FastifyReply } from 'fastify';
+import type { OrgContext } from '../context.js';
+import { html, page, type SafeHtml } from './html.js';
+
+export interface WebContext {
+  ctx: OrgContext;
+  /** HMAC key of CSRF tokens, shared by every process. */
+  csrfKey: string;
+}
+
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  body: SafeHtml,
+  signedIn?: { name: string; csrf: string },
+): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(page({ title, body, signedIn }));
+}
+
+/** A form field as a single string; repeated or missing fields count as missing. */
+export function formField(body: unknown, name: string): string | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const value = (body as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The answer to a form whose CSRF token is missing or wrong: nothing was done. */
+export function sendCsrfFailure(reply: FastifyReply): FastifyReply {
+  return sendPage(
+    reply,
+    403,
+    'Form expired',
+    html`<h1>This form has expired</h1><p role="alert">Nothing was changed. Go back, reload the page and try again.</p>`,
+  );
+}

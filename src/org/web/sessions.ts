@@ -1,0 +1,74 @@
+/**
+ * Signed-in browsers (DESIGN 4.6). The cookie carries a random 256-bit token, signed with the shared
+ * cookie key; the database keeps only its SHA-256, so any process can serve any request (DESIGN 6) and a
+ * leaked database does not leak sessions. HttpOnly, SameSite=Lax, Secure when the public URL is https.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, gt, lte, sql } from 'drizzle-orm';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OrgContext } from '../context.js';
+import { getPerson, type Person } from '../people.js';
+import { webSessions } from '../schema.js';
+
+export const SESSION_COOKIE = 'atrium_session';
+const SESSION_SECONDS = 12 * 60 * 60;
+
+export interface Session {
+  /** The stored id (hash of the cookie's token); also what CSRF tokens of a signed-in page bind to. */
+  id: string;
+  person: Person;
+}
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
+export function cookieOptions(ctx: OrgContext) {
+  return {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: ctx.config.publicUrl.startsWith('https:'),
+    signed: true,
+  };
+}
+
+export async function startSession(ctx: OrgContext, reply: FastifyReply, personId: string): Promise<void> {
+  const token = randomBytes(32).toString('base64url');
+  await ctx.db.insert(webSessions).values({
+    id: hashToken(token),
+    personId,
+    expiresAt: sql`now() + make_interval(secs => ${SESSION_SECONDS})`,
+  });
+  // Expired rows of anyone are swept on sign-in, which keeps the table small without a job.
+  await ctx.db.delete(webSessions).where(lte(webSessions.expiresAt, sql`now()`));
+  reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(ctx), maxAge: SESSION_SECONDS });
+}
+
+/** The session of this request, or null when the cookie is missing, tampered with, unknown or expired. */
+export async function currentSession(ctx: OrgContext, request: FastifyRequest): Promise<Session | null> {
+  const token = unsignedCookie(request, SESSION_COOKIE);
+  if (!token) return null;
+  const id = hashToken(token);
+  const [row] = await ctx.db
+    .select({ personId: webSessions.personId })
+    .from(webSessions)
+    .where(and(eq(webSessions.id, id), gt(webSessions.expiresAt, sql`now()`)));
+  if (!row) return null;
+  const person = await getPerson(ctx.db, row.personId);
+  return person ? { id, person } : null;
+}
+
+export async function endSession(ctx: OrgContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const token = unsignedCookie(request, SESSION_COOKIE);
+  if (token) await ctx.db.delete(webSessions).where(eq(webSessions.id, hashToken(token)));
+  reply.clearCookie(SESSION_COOKIE, { ...cookieOptions(ctx), signed: undefined });
+}
+
+/** A signed cookie's value, or undefined when absent or its signature does not verify. */
+export function unsignedCookie(request: FastifyRequest, name: string): string | undefined {
+  const raw = request.cookies[name];
+  if (!raw) return undefined;
+  const result = request.unsignCookie(raw);
+  return result.valid && result.value ? result.value : undefined;
+}

@@ -1,0 +1,59 @@
+/**
+ * A browser without a browser: fetch with a cookie jar and no automatic redirects, for the page tests
+ * that check exact statuses and headers (the real Chromium runs in the OAuth end-to-end tests).
+ */
+export interface PageResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+export class Browserless {
+  private readonly cookies = new Map<string, string>();
+
+  constructor(private readonly origin: string) {}
+
+  cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
+  async get(path: string): Promise<PageResponse> {
+    return this.send('GET', path);
+  }
+
+  async post(path: string, form: Record<string, string>): Promise<PageResponse> {
+    return this.send('POST', path, new URLSearchParams(form).toString());
+  }
+
+  /** Loads the sign-in page for its CSRF token and submits it. */
+  async signIn(email: string, password: string, returnTo?: string): Promise<PageResponse> {
+    const page = await this.get('/signin');
+    const form: Record<string, string> = { email, password, csrf: this.hidden(page.text, 'csrf') };
+    if (returnTo !== undefined) form.return_to = returnTo;
+    return this.post('/signin', form);
+  }
+
+  /** The value of the first hidden input with that name. */
+  hidden(html: string, name: string): string {
+    const match = new RegExp(`<input type="hidden" name="${name}" value="([^"]*)"`).exec(html);
+    if (!match) throw new Error(`no hidden field ${name} in page`);
+    return match[1].replace(/&#(\d+);/g, (_all, code) => String.fromCharCode(Number(code)));
+  }
+
+  private async send(method: string, path: string, body?: string): Promise<PageResponse> {
+    const headers: Record<string, string> = {};
+    if (this.cookies.size) headers.cookie = this.cookieHeader();
+    if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
+    const response = await fetch(new URL(path, this.origin), { method, headers, body, redirect: 'manual' });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(';');
+      const index = pair.indexOf('=');
+      const name = pair.slice(0, index).trim();
+      const value = pair.slice(index + 1).trim();
+      const expired = attributes.some((attribute) => /^\s*(max-age=0|expires=thu, 01 jan 1970)/i.test(attribute));
+      if (expired || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  }
+}
