@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonSchema, OpenApiDocument } from '../../src/content/rest/docs.js';
+import { startContent, type TestContent } from '../helpers/content.js';
+import { listLimits, specRoutes } from '../helpers/content-routes.js';
+import { engines } from '../helpers/databases.js';
+
+describe.each(engines)('OpenAPI document and API reference on %s', (engine) => {
+  let content: TestContent;
+  let document: OpenApiDocument;
+  beforeAll(async () => {
+    content = await startContent(engine);
+    const response = await content.request('GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    document = response.body;
+  });
+  afterAll(() => content.close());
+
+  const operation = (method: string, path: string) => document.paths[path]?.[method.toLowerCase()];
+
+  it('is an OpenAPI 3.1 document naming the service and its bearer scheme', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.title).toBe('Atrium content API');
+    expect(document.servers).toEqual([{ url: content.config.publicUrl }]);
+    expect(document.components?.securitySchemes).toEqual({ bearerAuth: { type: 'http', scheme: 'bearer' } });
+  });
+
+  it.each(specRoutes)('documents $method $path with a tag, a summary and its auth', ({ method, path, auth }) => {
+    const documented = operation(method, path);
+    expect(documented, `${method} ${path} is missing`).toBeDefined();
+    expect(documented!.tags?.length).toBeGreaterThan(0);
+    expect(documented!.summary).toBeTruthy();
+    expect(documented!.security ?? []).toEqual(auth ? [{ bearerAuth: [] }] : []);
+    expect(Object.keys(documented!.responses ?? {})).toContain('4XX');
+  });
+
+  it('documents no route the service does not serve', async () => {
+    for (const [path, item] of Object.entries(document.paths)) {
+      if (path === '/mcp') continue; // JSON-RPC over HTTP, tested by the MCP suite; its GET is a stream
+      for (const method of Object.keys(item)) {
+        const concrete = path.replace('{key}', 'inline/none-0000000000.png').replace(/\{[^}]+\}/g, 'none');
+        const response = await content.request(method.toUpperCase(), concrete, { auth: true, json: method === 'get' ? undefined : {} });
+        expect(response.body?.error?.message ?? '', `${method} ${path}`).not.toMatch(/^no route for/);
+      }
+    }
+  });
+
+  it.each(Object.entries(listLimits))('documents the limit of %s as spec 8 sets it', (path, limits) => {
+    const limit = operation('GET', path)?.parameters?.find((parameter) => parameter.name === 'limit');
+    expect(limit?.in).toBe('query');
+    expect(limit?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: limits.maximum, default: limits.default });
+  });
+
+  it('documents write bodies from the schemas that validate them: actor required, unknown fields refused', () => {
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, documented] of Object.entries(item)) {
+        if (method === 'get' || path === '/mcp' || path.endsWith('/vote')) continue;
+        const [mediaType, { schema }] = Object.entries(documented.requestBody?.content ?? {})[0] ?? [];
+        expect(mediaType, `${method} ${path}`).toMatch(/^(application\/json|multipart\/form-data)$/);
+        expect(schema?.required, `${method} ${path}`).toEqual(expect.arrayContaining(['actor_id', 'actor_type']));
+        expect((schema as JsonSchema & { additionalProperties?: boolean }).additionalProperties, `${method} ${path}`).toBe(false);
+      }
+    }
+  });
+
+  it('documents the upload as a multipart form with a binary file', () => {
+    const upload = operation('POST', '/assets/upload')?.requestBody?.content['multipart/form-data']?.schema;
+    expect(upload?.properties?.file).toMatchObject({ type: 'string', format: 'binary' });
+    expect(upload?.properties?.type).toMatchObject({ enum: ['inline', 'og'], default: 'inline' });
+    expect(upload?.required).toEqual(expect.arrayContaining(['file']));
+    const key = operation('GET', '/assets/{key}')?.parameters?.find((parameter) => parameter.in === 'path');
+    expect(key?.name).toBe('key');
+  });
+
+  it('renders /docs as a self-contained HTML page listing every route', async () => {
+    const page = await content.request('GET', '/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(page.text).toMatch(/^<!doctype html>/);
+    expect(page.text).not.toMatch(/<script|<link|https?:\/\/(?!127\.0\.0\.1)/);
+    for (const { method, path, auth } of specRoutes) {
+      const heading = `<span class="method ${method.toLowerCase()}">${method}</span> <code>${path}</code>`;
+      expect(page.text, `${method} ${path}`).toContain(heading);
+      const article = page.text.slice(page.text.indexOf(heading)).split('</article>')[0];
+      expect(article.includes('bearer secret'), `${method} ${path} auth badge`).toBe(auth);
+    }
+  });
+});
