@@ -1,0 +1,194 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getAuthorizationRequest } from '../../src/auth/authorization.js';
+import { isAllowedAddress } from '../../src/auth/cimd.js';
+import { engines } from '../helpers/databases.js';
+import { startOrg, type TestOrg } from '../helpers/org.js';
+import { authorize, authorizeAndApprove, consentRequestId, redeemCode, refresh, REDIRECT_URI, type TestClient } from './flow.js';
+import * as oauth from 'oauth4webapi';
+
+/** A local server of client ID metadata documents, good and bad, counting how often each is fetched. */
+async function startDocumentServer() {
+  const hits = new Map<string, number>();
+  const server = http.createServer((request, response) => {
+    const path = request.url ?? '/';
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    const self = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+    const document = (extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ client_id: self, client_name: 'Document Client', redirect_uris: [REDIRECT_URI], ...extra });
+    const send = (body: string, headers: Record<string, string> = {}) => {
+      response.writeHead(200, { 'content-type': 'application/json', ...headers });
+      response.end(body);
+    };
+    switch (path) {
+      case '/client.json':
+      case '/cached.json':
+        return send(document(), { 'cache-control': 'max-age=600' });
+      case '/big.json':
+        return send(document({ padding: 'x'.repeat(6 * 1024) }));
+      case '/big-chunked.json': {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        const write = (left: number) => {
+          if (left === 0 || response.destroyed) return response.end();
+          response.write(' '.repeat(1024), () => write(left - 1));
+        };
+        return write(20);
+      }
+      case '/slow.json':
+        return setTimeout(() => send(document()), 5_000).unref();
+      case '/slow-body.json':
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write('{"client_id":');
+        return setTimeout(() => response.end(`"${self}"}`), 5_000).unref();
+      case '/redirect.json':
+        response.writeHead(302, { location: '/client.json' });
+        return response.end();
+      case '/other-id.json':
+        return send(document({ client_id: 'https://elsewhere.example.com/client.json' }));
+      case '/secret.json':
+        return send(document({ client_secret: 'shh' }));
+      case '/bad-redirect.json':
+        return send(document({ redirect_uris: ['javascript:alert(1)'] }));
+      case '/not-json.json':
+        return send('<html>hello</html>');
+      default:
+        response.writeHead(404);
+        return response.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { base, hits, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe('which addresses a metadata document may come from', () => {
+  it.each([
+    ['93.184.216.34', true],
+    ['2606:2800:220:1:248:1893:25c8:1946', true],
+    ['127.0.0.1', false],
+    ['127.8.9.10', false],
+    ['::1', false],
+    ['::ffff:127.0.0.1', false],
+    ['169.254.169.254', false],
+    ['fe80::1', false],
+    ['10.1.2.3', false],
+    ['172.16.0.1', false],
+    ['192.168.1.1', false],
+    ['100.64.0.1', false],
+    ['fc00::1', false],
+    ['fd12:3456::1', false],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['::ffff:169.254.169.254', false],
+    ['224.0.0.1', false],
+    ['255.255.255.255', false],
+  ])('%s → %s', (address, allowed) => {
+    expect(isAllowedAddress(address, false)).toBe(allowed);
+  });
+
+  it('admits loopback, and only loopback, with the development setting', () => {
+    expect(isAllowedAddress('127.0.0.1', true)).toBe(true);
+    expect(isAllowedAddress('::1', true)).toBe(true);
+    expect(isAllowedAddress('169.254.169.254', true)).toBe(false);
+    expect(isAllowedAddress('10.0.0.1', true)).toBe(false);
+  });
+});
+
+describe.each(engines)('client ID metadata documents on %s', (engine) => {
+  let docs: Awaited<ReturnType<typeof startDocumentServer>>;
+  let org: TestOrg;
+  let strictOrg: TestOrg;
+  beforeAll(async () => {
+    docs = await startDocumentServer();
+    org = await startOrg(engine, { config: { cimdAllowLoopback: true } });
+    strictOrg = await startOrg(engine);
+  });
+  afterAll(async () => {
+    await org?.close();
+    await strictOrg?.close();
+    await docs?.close();
+  });
+
+  async function authorizeError(target: TestOrg, clientId: string) {
+    const response = await target.request('GET', `/oauth/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT_URI, response_type: 'code' })}`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    return response.body as { error: string; error_description: string };
+  }
+
+  it('lets a client use its document URL as client_id, end to end', async () => {
+    const clientId = `${docs.base}/client.json`;
+    const pending = await authorize(org, { clientId });
+    const request = await getAuthorizationRequest(org.service.ctx, consentRequestId(pending.location));
+    expect(request).toMatchObject({ clientId, clientName: 'Document Client', redirectHost: '127.0.0.1' });
+
+    const issuer = new URL(org.config.authPublicUrl);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', [oauth.allowInsecureRequests]: true }));
+    const tc: TestClient = { as, client: { client_id: clientId }, clientId, resource: `${org.url}/mcp` };
+    const tokens = await redeemCode(org, tc, await authorizeAndApprove(org, { clientId }));
+    expect(tokens.access_token).toMatch(/^atr_at_/);
+    expect((await refresh(tc, tokens.refresh_token!)).access_token).toMatch(/^atr_at_/);
+  });
+
+  it('caches the document within its lifetime', async () => {
+    const clientId = `${docs.base}/cached.json`;
+    const before = docs.hits.get('/cached.json') ?? 0;
+    await authorize(org, { clientId });
+    await authorize(org, { clientId });
+    await authorize(org, { clientId });
+    expect((docs.hits.get('/cached.json') ?? 0) - before).toBe(1);
+  });
+
+  it.each([
+    ['larger than 5 KB', '/big.json', /larger than 5120 bytes/],
+    ['larger than 5 KB without a length', '/big-chunked.json', /larger than 5120 bytes/],
+    ['slower than 3 s to answer', '/slow.json', /within 3000 ms/],
+    ['slower than 3 s to finish', '/slow-body.json', /within 3000 ms/],
+    ['a redirect', '/redirect.json', /HTTP 302/],
+    ['missing', '/missing.json', /HTTP 404/],
+    ['naming another client_id', '/other-id.json', /different client_id/],
+    ['holding a client secret', '/secret.json', /client_secret/],
+    ['with a javascript: redirect URI', '/bad-redirect.json', /scheme javascript:/],
+    ['not JSON', '/not-json.json', /not JSON/],
+  ])('refuses a document %s', async (_case, path, reason) => {
+    const started = Date.now();
+    const body = await authorizeError(org, `${docs.base}${path}`);
+    expect(body.error).toBe('invalid_client');
+    expect(body.error_description).toMatch(reason);
+    expect(Date.now() - started).toBeLessThan(4_500);
+  });
+
+  it.each([
+    ['127.0.0.1', 'https://127.0.0.1/client.json', /not public/],
+    ['the cloud metadata address', 'https://169.254.169.254/latest/meta-data/client.json', /not public/],
+    ['a private network', 'https://10.0.0.8/client.json', /not public/],
+    ['IPv6 loopback', 'https://[::1]/client.json', /not public/],
+    ['IPv6 link-local', 'https://[fe80::1]/client.json', /not public/],
+    ['IPv4-mapped loopback', 'https://[::ffff:7f00:1]/client.json', /not public/],
+    ['a host name resolving to loopback', 'https://localhost/client.json', /resolves to/],
+    ['plain http', 'http://client.example.com/client.json', /must use https/],
+    ['a URL without a path', 'https://client.example.com/', /must have a path/],
+    ['a URL with a fragment', 'https://client.example.com/c.json#x', /fragment/],
+    ['a URL with user information', 'https://user@client.example.com/c.json', /user information/],
+    ['a URL with dot segments', 'https://client.example.com/a/../c.json', /canonical/],
+  ])('refuses %s without the development setting', async (_case, clientId, reason) => {
+    const body = await authorizeError(strictOrg, clientId);
+    expect(body.error).toBe('invalid_client');
+    expect(body.error_description).toMatch(reason);
+  });
+
+  it('refuses the loopback document server itself without the development setting', async () => {
+    const body = await authorizeError(strictOrg, `${docs.base}/client.json`);
+    expect(body.error_description).toMatch(/must use https/);
+    expect((await authorizeError(strictOrg, `${docs.base.replace('http:', 'https:')}/client.json`)).error_description).toMatch(/not public/);
+  });
+
+  it('refuses link-local and private addresses even with the development setting', async () => {
+    expect((await authorizeError(org, 'https://169.254.169.254/latest/client.json')).error_description).toMatch(/not public/);
+    expect((await authorizeError(org, 'http://169.254.169.254/latest/client.json')).error_description).toMatch(/must use https/);
+    expect((await authorizeError(org, 'https://192.168.0.1/client.json')).error_description).toMatch(/not public/);
+  });
+});
