@@ -1,0 +1,70 @@
+/**
+ * `npm run test:conformance`: the MCP conformance suite's server scenarios against the content MCP server
+ * (issue 3). A real content service starts on an ephemeral port with an in-memory database; the suite reaches
+ * it through a token-injecting proxy (token-proxy.ts), since it cannot send our bearer secret itself.
+ *
+ * The scenarios that apply to a server with its own tools must pass: server-initialize, ping, tools-list,
+ * server-sse-multiple-streams and dns-rebinding-protection. The others call fixture tools, resources and
+ * prompts that only the suite's reference server has (test_simple_text, test://static-text, …); they are
+ * listed in content-expected-failures.yml, and the CLI fails the run if one of them starts passing.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createContentService } from '../../src/content/service.js';
+import { assertScenariosPassed, repoRoot, runConformance } from './suite.js';
+import { startTokenProxy } from './token-proxy.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** The scenarios that apply to a server with its own tools (issue 3): they must run and pass. */
+const REQUIRED = ['server-initialize', 'ping', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection'];
+
+async function main(): Promise<number> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'atrium-conformance-'));
+  const secret = randomBytes(24).toString('base64url');
+  const service = await createContentService(
+    {
+      host: '127.0.0.1',
+      port: 0,
+      publicUrl: 'http://placeholder',
+      database: { dataDir: 'memory://', schema: 'content' },
+      apiSecret: secret,
+      dataDir,
+      assetDir: path.join(dataDir, 'assets'),
+      revalidate: {},
+      logLevel: process.env.LOG_LEVEL ?? 'warn',
+    },
+    {},
+  );
+  const url = await service.listen();
+  service.ctx.config.publicUrl = url;
+  const proxy = await startTokenProxy(url, secret);
+  const outputDir = path.join(repoRoot, '.cache', 'conformance', `content-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const extraArgs = process.argv.slice(2);
+  try {
+    const code = await runConformance([
+      'server',
+      '--url',
+      `${proxy.url}/mcp`,
+      '--expected-failures',
+      path.join(here, 'content-expected-failures.yml'),
+      '--output-dir',
+      outputDir,
+      ...extraArgs,
+    ]);
+    if (extraArgs.includes('--scenario')) return code;
+    const problems = await assertScenariosPassed(outputDir, REQUIRED);
+    for (const problem of problems) console.error(`conformance: required scenario ${problem}`);
+    if (problems.length === 0) console.log(`conformance: required scenarios passed: ${REQUIRED.join(', ')} (results in ${outputDir})`);
+    return problems.length ? 1 : code;
+  } finally {
+    await proxy.close();
+    await service.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main();

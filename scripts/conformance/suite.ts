@@ -1,0 +1,47 @@
+/**
+ * Runs the `@modelcontextprotocol/conformance` CLI (pinned in devDependencies) under Node 22, with its results
+ * written below `.cache/conformance/` instead of the working tree. Exit code 0 means every applicable scenario
+ * passed and every listed expected failure failed (the CLI also fails a baseline entry that starts passing).
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { node22 } from './node22.js';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cacheRoot = path.join(repoRoot, '.cache');
+
+export async function runConformance(args: string[]): Promise<number> {
+  const node = await node22(cacheRoot);
+  const cli = createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/dist/index.js');
+  const cwd = path.join(cacheRoot, 'conformance');
+  await mkdir(cwd, { recursive: true });
+  const child = spawn(node, [cli, ...args], { cwd, stdio: 'inherit' });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+/**
+ * The baseline only proves the listed failures failed; this proves the scenarios that must apply actually ran
+ * and passed (a renamed or dropped scenario would otherwise go unnoticed). Reads the CLI's `--output-dir`.
+ */
+export async function assertScenariosPassed(outputDir: string, scenarios: readonly string[]): Promise<string[]> {
+  const runs = await readdir(outputDir).catch(() => [] as string[]);
+  const problems: string[] = [];
+  for (const scenario of scenarios) {
+    const run = runs.find((name) => new RegExp(`^server-${scenario}-\\d{4}-`).test(name));
+    if (!run) {
+      problems.push(`${scenario}: did not run`);
+      continue;
+    }
+    const checks = JSON.parse(await readFile(path.join(outputDir, run, 'checks.json'), 'utf8')) as Array<{ id: string; status: string }>;
+    const failed = checks.filter((check) => check.status === 'FAILURE');
+    if (checks.length === 0) problems.push(`${scenario}: no checks`);
+    for (const check of failed) problems.push(`${scenario}: ${check.id} failed`);
+  }
+  return problems;
+}
