@@ -122,7 +122,7 @@ export interface PostPage {
 type PostRow = typeof blogPosts.$inferSelect;
 const { content: _content, searchText: _searchText, ...summaryColumns } = getTableColumns(blogPosts);
 
-function toSummary(row: Omit<PostRow, 'content' | 'searchText' | 'id'> & { id?: number }): BlogPostSummary {
+function toSummary(row: Omit<PostRow, 'content' | 'searchText'>): BlogPostSummary {
   return {
     slug: row.slug,
     title: row.title,
