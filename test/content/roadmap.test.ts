@@ -155,7 +155,8 @@ describe.each(engines)('roadmap items on %s', (engine) => {
     ])('%s %s answers 401 without the secret and changes nothing', async (method, path, body) => {
       const route = path.replace('SLUG', slug);
       const json = body === undefined ? undefined : { ...actor, ...body };
-      for (const headers of [{}, { authorization: 'Bearer wrong-secret' }]) {
+      const attempts: Array<Record<string, string>> = [{}, { authorization: 'Bearer wrong-secret' }];
+      for (const headers of attempts) {
         const response = await content.request(method, route, { json, headers });
         expect(response.status).toBe(401);
         expect(response.body.error.code).toBe('unauthorized');
