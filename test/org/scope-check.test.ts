@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import type { Scope } from '../../src/auth/scopes.js';
+import { findMissingScope, insufficientScopeAnswer } from '../../src/org/mcp/scope-check.js';
+import { orgTools } from '../../src/org/mcp/server.js';
+
+/** A table shaped like DESIGN 4.3's, for the rule alone (the real table is the tools' own `scope`). */
+const table: Record<string, Scope | null> = {
+  service_context: null,
+  search_memory: 'memory:read',
+  record_memory: 'memory:write',
+  resolve_decision: 'governance:admin',
+};
+const scopeOf = (tool: string) => (tool in table ? table[tool] : undefined);
+const call = (name: string, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+
+describe('the per-tool scope check', () => {
+  it.each([
+    ['a tool open to any token, with no scopes', call('service_context'), [], undefined],
+    ['a scoped tool with its scope', call('search_memory'), ['memory:read'], undefined],
+    ['a scoped tool without its scope', call('search_memory'), ['memory:write'], { tool: 'search_memory', scope: 'memory:read' }],
+    ['a scoped tool with no scopes at all', call('resolve_decision'), [], { tool: 'resolve_decision', scope: 'governance:admin' }],
+    ['an unknown tool (the server answers it)', call('no_such_tool'), [], undefined],
+    ['a message that is not a tool call', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, [], undefined],
+    ['a notification', { jsonrpc: '2.0', method: 'notifications/initialized' }, [], undefined],
+    ['a tool call without a name', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} }, [], undefined],
+    ['garbage', 'not json-rpc', [], undefined],
+    ['a batch whose second call lacks its scope', [call('search_memory', 1), call('record_memory', 2)], ['memory:read'], { tool: 'record_memory', scope: 'memory:write' }],
+    ['a batch where every call is allowed', [call('service_context', 1), call('search_memory', 2)], ['memory:read'], undefined],
+  ] as const)('%s', (_name, body, granted, expected) => {
+    expect(findMissingScope(body, granted, scopeOf)).toEqual(expected);
+  });
+
+  it('builds the 403 answer of DESIGN 4.3 with the challenge and required_scope', () => {
+    const answer = insufficientScopeAnswer({ tool: 'search_memory', scope: 'memory:read' }, 'https://org.example/.well-known/oauth-protected-resource/mcp');
+    expect(answer.status).toBe(403);
+    expect(answer.headers['www-authenticate']).toBe(
+      'Bearer error="insufficient_scope", error_description="the tool search_memory needs the scope memory:read", ' +
+        'scope="memory:read", resource_metadata="https://org.example/.well-known/oauth-protected-resource/mcp"',
+    );
+    expect(answer.body).toEqual({
+      error: 'insufficient_scope',
+      error_description: 'the tool search_memory needs the scope memory:read',
+      required_scope: 'memory:read',
+    });
+  });
+
+  it('is fed by the real tools: service_context needs no scope', () => {
+    expect(orgTools.map((tool) => [tool.name, tool.scope])).toEqual([['service_context', null]]);
+  });
+});

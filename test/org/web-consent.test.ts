@@ -1,0 +1,115 @@
+/**
+ * The consent and connections pages over plain HTTP: sign-in required, CSRF, escaping, framing headers,
+ * and that a refused form changes nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engines } from '../helpers/databases.js';
+import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
+import { connectClient, registerClient, startAuthorization } from './oauth-flow.js';
+import { Browserless } from './web-client.js';
+
+describe.each(engines)('consent and connections pages on %s', (engine) => {
+  let org: TestOrg;
+  beforeAll(async () => {
+    org = await startOrg(engine);
+  });
+  afterAll(() => org.close());
+
+  async function pendingConsent(scopes = ['memory:read', 'task:write'], clientName = 'Consent Test App') {
+    const clientId = await registerClient(org, clientName);
+    return startAuthorization(org, clientId, scopes);
+  }
+
+  async function signedIn(): Promise<Browserless> {
+    const browser = new Browserless(org.url);
+    expect((await browser.signIn(OWNER.email, OWNER.password)).status).toBe(303);
+    return browser;
+  }
+
+  it('sends a person who is not signed in to /signin, keeping where to come back', async () => {
+    const { consentPath } = await pendingConsent();
+    const response = await new Browserless(org.url).get(consentPath);
+    expect(response.status).toBe(303);
+    const location = new URL(response.headers.get('location')!, org.url);
+    expect(location.pathname).toBe('/signin');
+    expect(location.searchParams.get('return_to')).toBe(consentPath);
+    expect((await new Browserless(org.url).get('/connections')).headers.get('location')).toBe('/signin?return_to=%2Fconnections');
+  });
+
+  it('shows the client name, the redirect host, each requested scope with its meaning, Allow and Deny', async () => {
+    const { consentPath } = await pendingConsent();
+    const page = await (await signedIn()).get(consentPath);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<h1>Allow Consent Test App to act for you?</h1>');
+    expect(page.text).toContain('<strong>127.0.0.1</strong>');
+    expect(page.text).toContain('<dt>memory:read</dt><dd>Search and read company memory, with provenance</dd>');
+    expect(page.text).toContain('<dt>task:write</dt><dd>Create, answer, and cancel tracked work</dd>');
+    expect(page.text).not.toContain('<dt>governance:admin</dt>');
+    expect(page.text).toContain('<button type="submit" name="decision" value="allow">Allow</button>');
+    expect(page.text).toContain('<button type="submit" name="decision" value="deny">Deny</button>');
+  });
+
+  it('escapes what clients choose, such as their name', async () => {
+    const { consentPath } = await pendingConsent([], '<script>alert("x")</script>');
+    const page = await (await signedIn()).get(consentPath);
+    expect(page.text).not.toContain('<script>');
+    expect(page.text).toContain('&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;');
+  });
+
+  it('forbids framing on the consent and connections pages', async () => {
+    const browser = await signedIn();
+    const { consentPath } = await pendingConsent();
+    for (const path of [consentPath, '/connections']) {
+      const page = await browser.get(path);
+      expect(page.headers.get('x-frame-options')).toBe('DENY');
+      expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  it('answers 403 to a consent form without a CSRF token or with a wrong one, and nothing changes', async () => {
+    const { consentPath } = await pendingConsent();
+    const browser = await signedIn();
+    const page = await browser.get(consentPath);
+    const request = browser.hidden(page.text, 'request');
+
+    for (const csrf of [undefined, 'forged-token', browser.hidden(page.text, 'csrf').slice(1) + 'A']) {
+      const form: Record<string, string> = { request, decision: 'allow' };
+      if (csrf !== undefined) form.csrf = csrf;
+      const refused = await browser.post('/consent', form);
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('location')).toBeNull();
+    }
+    // The request is still pending and can be answered properly.
+    const again = await browser.get(consentPath);
+    expect(again.status).toBe(200);
+    const answered = await browser.post('/consent', { request, decision: 'deny', csrf: browser.hidden(again.text, 'csrf') });
+    expect(answered.status).toBe(303);
+    expect(new URL(answered.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
+  });
+
+  it('answers an unknown or already answered request with 400 and no redirect', async () => {
+    const browser = await signedIn();
+    expect((await browser.get('/consent?request=nope')).status).toBe(400);
+    const { consentPath } = await pendingConsent();
+    const page = await browser.get(consentPath);
+    const form = { request: browser.hidden(page.text, 'request'), csrf: browser.hidden(page.text, 'csrf'), decision: 'allow' };
+    expect((await browser.post('/consent', form)).status).toBe(303);
+    const replay = await browser.post('/consent', form);
+    expect(replay.status).toBe(400);
+    expect(replay.headers.get('location')).toBeNull();
+  });
+
+  it('lists connected clients with their scopes; Disconnect needs the CSRF token', async () => {
+    const browser = await signedIn();
+    const { accessToken } = await connectClient(org, { browser, clientName: 'Listed App', scopes: ['task:read'] });
+    const page = await browser.get('/connections');
+    expect(page.text).toContain('<th scope="row">Listed App</th>');
+    expect(page.text).toContain('<li>task:read</li>');
+    const clientIds = [...page.text.matchAll(/name="client_id" value="([^"]+)"/g)].map((match) => match[1]);
+    const forged = await browser.post('/connections/disconnect', { client_id: clientIds[0] });
+    expect(forged.status).toBe(403);
+    const auth = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json' };
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    expect((await fetch(`${org.url}/mcp`, { method: 'POST', headers: auth, body: init })).status).toBe(200);
+  });
+});

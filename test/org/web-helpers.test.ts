@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { hashPassword, verifyPassword } from '../../src/org/passwords.js';
+import { escapeHtml, html } from '../../src/org/web/html.js';
+import { safeReturnTo } from '../../src/org/web/return-to.js';
+
+describe('return_to after sign-in', () => {
+  it.each([
+    ['/consent?request=abc', '/consent?request=abc'],
+    ['/connections', '/connections'],
+    ['/a/../connections', '/connections'],
+  ])('keeps the same-origin path %s', (value, expected) => {
+    expect(safeReturnTo(value)).toBe(expected);
+  });
+
+  it.each([
+    'https://evil.example/',
+    '//evil.example',
+    '/\\evil.example',
+    '\\\\evil.example',
+    '/\t/evil.example',
+    '/\n/evil.example',
+    'javascript:alert(1)',
+    'connections',
+    '',
+    `/${'a'.repeat(2048)}`,
+  ])('refuses %j', (value) => {
+    expect(safeReturnTo(value)).toBeUndefined();
+  });
+
+  it('refuses anything that is not a string', () => {
+    expect(safeReturnTo(['/a', '/b'])).toBeUndefined();
+    expect(safeReturnTo(undefined)).toBeUndefined();
+  });
+});
+
+describe('HTML output', () => {
+  it('escapes every interpolated value', () => {
+    expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe('&#60;a href=&#34;x&#34; onclick=&#39;y&#39;&#62;&#38;&#60;/a&#62;');
+    expect(html`<p>${'<b>'}</p>`.value).toBe('<p>&#60;b&#62;</p>');
+  });
+
+  it('does not escape nested html output twice', () => {
+    expect(html`<ul>${['<x>', '&'].map((item) => html`<li>${item}</li>`)}</ul>`.value).toBe('<ul><li>&#60;x&#62;</li><li>&#38;</li></ul>');
+  });
+});
+
+describe('passwords', () => {
+  it('hashes with scrypt and a salt, and verifies', async () => {
+    const hash = await hashPassword('correct horse');
+    expect(hash).toMatch(/^scrypt\$16384\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+    expect(hash).not.toBe(await hashPassword('correct horse'));
+    expect(await verifyPassword('correct horse', hash)).toBe(true);
+    expect(await verifyPassword('correct horsE', hash)).toBe(false);
+  });
+
+  it('never matches a missing or malformed hash', async () => {
+    expect(await verifyPassword('', null)).toBe(false);
+    expect(await verifyPassword('x', 'plain-text')).toBe(false);
+  });
+});
