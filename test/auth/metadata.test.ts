@@ -47,6 +47,19 @@ describe.each(engines)('discovery documents on %s', (engine) => {
     expect(resourceMetadataUrl(org.config)).toBe(`${org.url}/.well-known/oauth-protected-resource/mcp`);
   });
 
+  it('lets browser-based clients call registration, token and revocation across origins', async () => {
+    for (const path of ['/oauth/register', '/oauth/token', '/oauth/revoke']) {
+      const preflight = await org.request('OPTIONS', path, {
+        headers: { origin: 'https://inspector.example.com', 'access-control-request-method': 'POST' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+      expect(preflight.headers.get('access-control-allow-methods')).toBe('POST');
+    }
+    const authorize = await org.request('GET', '/oauth/authorize');
+    expect(authorize.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('publishes the current and previous signing keys in the JWKS', async () => {
     const first = await org.request('GET', '/oauth/jwks');
     expect(first.status).toBe(200);
