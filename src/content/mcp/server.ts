@@ -5,7 +5,7 @@
  */
 import type { Server } from '@modelcontextprotocol/server';
 import { allowedHostnames } from '../../platform/mcp/host-guard.js';
-import { registerMcpEndpoint, type McpCall } from '../../platform/mcp/endpoint.js';
+import { registerMcpEndpoint, type McpCall, type McpEndpointOptions } from '../../platform/mcp/endpoint.js';
 import type { McpSession } from '../../platform/mcp/sessions.js';
 import type { HttpServer } from '../../platform/http.js';
 import type { Actor } from '../actor.js';
@@ -28,11 +28,14 @@ export const CONTENT_MCP_PATH = '/mcp';
 export const contentTools = [...blogTools, ...changelogTools, ...roadmapTools, ...searchTools, ...assetTools, ...activityTools];
 
 export function registerContentMcp(app: HttpServer, ctx: ContentContext): void {
-  // Built once: the tool list with its JSON Schemas; requests only parse arguments and call the domain.
+  registerMcpEndpoint(app, contentMcpEndpoint(ctx));
+}
+
+/** The endpoint's options; built once per service (the tool registry with its JSON Schemas included). */
+export function contentMcpEndpoint(ctx: ContentContext): McpEndpointOptions<void> {
   const registry = buildToolRegistry(contentTools, ctx.log);
   const hosts = memoByPublicUrl(ctx);
-
-  registerMcpEndpoint<void>(app, {
+  return {
     path: CONTENT_MCP_PATH,
     db: ctx.db,
     sessionScope: 'content',
@@ -40,12 +43,15 @@ export function registerContentMcp(app: HttpServer, ctx: ContentContext): void {
     capabilities: { tools: {} },
     protocolVersions: [CONTENT_MCP_PROTOCOL],
     allowedHostnames: hosts,
+    // The embedded database serves this one process, so an in-memory session cache is exact there; with
+    // PostgreSQL other processes may end a session, so every request reads the table.
+    cacheSessions: ctx.database.engine === 'pglite',
     authenticate(request) {
       // DESIGN 3: the same bearer secret as REST writes; 401 carries `WWW-Authenticate: Bearer`.
       if (!isContentSecret(ctx, request.headers.authorization)) throw contentErrors.unauthorized();
     },
     installHandlers: (server, call) => installToolHandlers(server, registry, ctx, call),
-  });
+  };
 }
 
 function installToolHandlers(server: Server, registry: ToolRegistry, ctx: ContentContext, { session }: McpCall<void>): void {

@@ -32,7 +32,7 @@ import type { HttpServer } from '../http.js';
 import { chooseResponseMode, type ResponseMode } from './accept.js';
 import { checkHostAndOrigin } from './host-guard.js';
 import { RPC, sendRpcError } from './json-rpc.js';
-import { createSession, endSession, findSession, touchSession, type McpSession } from './sessions.js';
+import { SessionStore, type McpSession } from './sessions.js';
 
 /** What a request's handlers know about who is calling. */
 export interface McpCall<Principal> {
@@ -71,6 +71,8 @@ export interface McpEndpointOptions<Principal> {
   maxBatchLength?: number;
   /** SSE keep-alive comment interval for open streams, in ms; default 15 s. */
   keepAliveMs?: number;
+  /** Keep live sessions in memory; only for a database no other process uses (see SessionStoreOptions). */
+  cacheSessions?: boolean;
 }
 
 const MiB = 1024 * 1024;
@@ -80,20 +82,10 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
   const maxBatchLength = options.maxBatchLength ?? 25;
   const principalId = options.principalId ?? (() => null);
   const principals = new WeakMap<FastifyRequest, Principal>();
-  // One schema validator for every per-request Server: the SDK would otherwise build an Ajv instance each time.
-  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  const newServer = createServerFactory(options);
+  const sessions = new SessionStore(options.db, options.sessionScope, { cache: options.cacheSessions });
   /** Open GET streams, closed on shutdown so that draining does not wait for clients to hang up. */
   const openStreams = new Set<WebStandardStreamableHTTPServerTransport>();
-
-  function newServer(call: McpCall<Principal>): Server {
-    const server = new Server(options.serverInfo, {
-      capabilities: options.capabilities,
-      supportedProtocolVersions: [...options.protocolVersions],
-      jsonSchemaValidator,
-    });
-    options.installHandlers(server, call);
-    return server;
-  }
 
   /** Runs one request through a fresh server and stateless transport, and sends the web Response. */
   async function serve(request: FastifyRequest, reply: FastifyReply, call: McpCall<Principal>, init: TransportInit): Promise<Response> {
@@ -119,12 +111,11 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
       sendRpcError(reply, 400, RPC.serverError, 'Bad Request: Mcp-Session-Id header is required');
       return undefined;
     }
-    const session = await findSession(options.db, options.sessionScope, id);
+    const session = await sessions.find(id);
     if (!session || session.principal !== principalId(principals.get(request) as Principal)) {
       sendRpcError(reply, 404, RPC.sessionNotFound, 'Session not found');
       return undefined;
     }
-    await touchSession(options.db, session);
     return session;
   }
 
@@ -171,8 +162,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
     const requested = initialize.params.protocolVersion;
     // The same choice the SDK's initialize handler makes (so the stored version is the one answered).
     const negotiated = options.protocolVersions.includes(requested) ? requested : options.protocolVersions[0];
-    return createSession(options.db, {
-      server: options.sessionScope,
+    return sessions.create({
       protocolVersion: negotiated,
       clientName: initialize.params.clientInfo.name,
       clientVersion: initialize.params.clientInfo.version,
@@ -192,7 +182,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
     const session = await sessionOf(request, reply);
     if (!session) return reply;
     const response = await serve(request, reply, { session, principal: principals.get(request) as Principal }, { mode: 'json' });
-    if (response.ok) await endSession(options.db, options.sessionScope, session.id);
+    if (response.ok) await sessions.end(session.id);
     return reply.send(response);
   }
 
@@ -217,6 +207,26 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
   app.addHook('preClose', async () => {
     await Promise.all([...openStreams].map((transport) => transport.close()));
   });
+}
+
+/**
+ * What each request builds: a low-level `Server` pinned to the endpoint's protocol versions, with the
+ * caller's handlers installed. Exported so benchmarks can measure exactly this per-request cost.
+ */
+export function createServerFactory<Principal>(
+  options: Pick<McpEndpointOptions<Principal>, 'serverInfo' | 'capabilities' | 'protocolVersions' | 'installHandlers'>,
+): (call: McpCall<Principal>) => Server {
+  // One schema validator for every per-request Server: the SDK would otherwise build an Ajv instance each time.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  return (call) => {
+    const server = new Server(options.serverInfo, {
+      capabilities: options.capabilities,
+      supportedProtocolVersions: [...options.protocolVersions],
+      jsonSchemaValidator,
+    });
+    options.installHandlers(server, call);
+    return server;
+  };
 }
 
 interface TransportInit {

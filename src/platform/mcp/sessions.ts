@@ -77,6 +77,7 @@ export async function endSession(db: Queryable, server: string, id: string): Pro
  */
 export async function touchSession(db: Queryable, session: McpSession, everyMs = 60_000): Promise<void> {
   if (Date.now() - Date.parse(session.lastSeenAt) < everyMs) return;
+  session.lastSeenAt = new Date().toISOString();
   await db.update(mcpSessions).set({ lastSeenAt: sql`now()` }).where(eq(mcpSessions.id, session.id));
 }
 
@@ -90,4 +91,62 @@ function toSession(row: typeof mcpSessions.$inferSelect): McpSession {
     principal: row.principal,
     lastSeenAt: toIso(row.lastSeenAt),
   };
+}
+
+export interface SessionStoreOptions {
+  /**
+   * Keep live sessions in this process's memory after their first lookup. Exact only when this process is the
+   * only one using the database (the embedded database serves one process, DESIGN 1): a session ended by
+   * another process would otherwise still be served here. Default false: every request reads the table.
+   */
+  cache?: boolean;
+  /** Most sessions kept in memory; the least recently used goes first. Default 10,000. */
+  maxCached?: number;
+}
+
+/** The session rules' storage for one endpoint (`scope` = its server name), with the optional cache. */
+export class SessionStore {
+  private readonly cached = new Map<string, McpSession>();
+  private readonly maxCached: number;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly scope: string,
+    private readonly options: SessionStoreOptions = {},
+  ) {
+    this.maxCached = options.maxCached ?? 10_000;
+  }
+
+  async create(session: Omit<NewSession, 'server'>): Promise<McpSession> {
+    const created = await createSession(this.db, { ...session, server: this.scope });
+    this.remember(created);
+    return created;
+  }
+
+  /** The live session with that id, touched; undefined when unknown or ended. */
+  async find(id: string): Promise<McpSession | undefined> {
+    let session = this.cached.get(id);
+    if (session) {
+      // Map order is recency order: move it to the end.
+      this.cached.delete(id);
+      this.cached.set(id, session);
+    } else {
+      session = await findSession(this.db, this.scope, id);
+      if (!session) return undefined;
+      this.remember(session);
+    }
+    await touchSession(this.db, session);
+    return session;
+  }
+
+  async end(id: string): Promise<void> {
+    this.cached.delete(id);
+    await endSession(this.db, this.scope, id);
+  }
+
+  private remember(session: McpSession): void {
+    if (!this.options.cache) return;
+    this.cached.set(session.id, session);
+    if (this.cached.size > this.maxCached) this.cached.delete(this.cached.keys().next().value!);
+  }
 }
