@@ -30,7 +30,10 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // Clients such as load balancers get a clean close on shutdown instead of a reset mid-request.
     forceCloseConnections: 'idle',
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Longer than any slug, key or identifier a route accepts, so the route's own schema explains a refusal.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    // Errors the router raises before any route runs (a malformed or overlong URL) keep the error shape too.
+    frameworkErrors: (error, request, reply) => sendError(toAppError(error, request), reply),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -43,11 +46,31 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     );
   });
 
+  // After validation (and after multipart forms are read), before any handler touches the database.
+  app.addHook('preHandler', async (request) => {
+    if (request.routeOptions.schema && [request.params, request.query, request.body].some(containsNul)) {
+      throw new AppError('invalid_request', 400, 'text may not contain NUL characters (U+0000)');
+    }
+  });
+
   app.setErrorHandler((error, request, reply) => sendError(toAppError(error, request), reply));
   app.setNotFoundHandler((request, reply) =>
     sendError(new AppError('not_found', 404, `no route for ${request.method} ${request.url.split('?')[0]}`), reply),
   );
   return app;
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000, so a NUL anywhere in a validated request would otherwise surface as a
+ * database error (500). Walks plain objects, arrays and strings only.
+ */
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value !== null && typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value))) {
+    return Object.entries(value).some(([key, item]) => key.includes('\u0000') || containsNul(item));
+  }
+  return false;
 }
 
 export function sendError(error: AppError, reply: FastifyReply): FastifyReply {

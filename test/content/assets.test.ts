@@ -18,7 +18,7 @@ function form(...fields: Field[]): FormData {
   const data = new FormData();
   for (const [name, value, filename, contentType] of fields) {
     if (typeof value === 'string') data.append(name, value);
-    else data.append(name, new Blob([value], { type: contentType }), filename);
+    else data.append(name, new Blob([new Uint8Array(value)], { type: contentType }), filename);
   }
   return data;
 }

@@ -39,7 +39,7 @@ describe.each(engines)('authentication of every route on %s', (engine) => {
     await create('/changelog', { version: 'v1.0.0', status: 'published' });
     await create('/roadmap', { title: 'A public item', slug: fixtures.roadmap });
     const form = new FormData();
-    form.append('file', new Blob([PNG], { type: 'image/png' }), 'logo.png');
+    form.append('file', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), 'logo.png');
     form.append('actor_id', actor.actor_id);
     form.append('actor_type', actor.actor_type);
     const asset = await content.request('POST', '/assets/upload', { body: form, auth: true });
@@ -59,7 +59,7 @@ describe.each(engines)('authentication of every route on %s', (engine) => {
     if (path.endsWith('/vote')) return { url, json: { voter_id: 'reader-1' } };
     if (path === '/assets/upload') {
       const form = new FormData();
-      form.append('file', new Blob([PNG], { type: 'image/png' }), 'a.png');
+      form.append('file', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), 'a.png');
       form.append('actor_id', actor.actor_id);
       form.append('actor_type', actor.actor_type);
       return { url, body: form };

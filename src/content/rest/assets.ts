@@ -7,7 +7,8 @@ import fastifyMultipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HttpServer } from '../../platform/http.js';
+import { isAppError } from '../../platform/errors.js';
+import { sendError, toAppError, type HttpServer } from '../../platform/http.js';
 import { actorFields, actorSchema, takeActor } from '../actor.js';
 import {
   assertAcceptable,
@@ -59,6 +60,14 @@ export function registerAssetRoutes(app: HttpServer, ctx: ContentContext): void 
         (part as MultipartFile & { value: unknown }).value = upload;
       },
     });
+
+    // Busboy reports broken framing (no boundary, cut-off parts) as plain errors: they are the client's.
+    scope.setErrorHandler((error, request, reply) =>
+      sendError(
+        isMalformedMultipart(error) ? contentErrors.invalidRequest(`malformed multipart body: ${error.message}`) : toAppError(error, request),
+        reply,
+      ),
+    );
 
     // Whatever the outcome, a staged file the handler did not move away is removed.
     scope.addHook('onResponse', async (request) => {
@@ -121,6 +130,17 @@ export function registerAssetRoutes(app: HttpServer, ctx: ContentContext): void 
       async (request) => deleteAsset(ctx, request.params['*'], request.body),
     );
   });
+}
+
+const MULTIPART_FRAMING_ERROR = /multipart|boundary|needle|terminated early/i;
+
+function isMalformedMultipart(error: unknown): error is Error {
+  return (
+    error instanceof Error &&
+    !isAppError(error) &&
+    (error as { statusCode?: number }).statusCode === undefined &&
+    MULTIPART_FRAMING_ERROR.test(error.message)
+  );
 }
 
 /** A body whose declared length already exceeds any acceptable form is refused before it is read. */
