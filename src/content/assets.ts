@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { mkdir, open, realpath, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
@@ -133,6 +133,24 @@ export async function stageUpload(ctx: ContentContext, file: AsyncIterable<Buffe
     return new StagedUpload(filename, null, bytes, format, tooLarge);
   }
   return new StagedUpload(filename, tempPath, bytes, format, false);
+}
+
+/** A staged file this old was left by a process that stopped mid-upload; no upload takes an hour. */
+const STALE_STAGING_MS = 60 * 60 * 1000;
+
+/** Removes staging files abandoned by a crash; run at start (other processes' live uploads are younger). */
+export async function pruneStagedUploads(ctx: ContentContext, now = Date.now()): Promise<number> {
+  const names = await readdir(stagingDir(ctx)).catch(() => [] as string[]);
+  let removed = 0;
+  for (const name of names) {
+    const file = path.join(stagingDir(ctx), name);
+    const info = await stat(file).catch(() => null);
+    if (info?.isFile() && now - info.mtimeMs > STALE_STAGING_MS) {
+      await removeQuietly(file);
+      removed++;
+    }
+  }
+  return removed;
 }
 
 /** Refuses a staged file that is too large or not an accepted image (spec 8). */

@@ -1,8 +1,9 @@
-import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pruneStagedUploads } from '../../src/content/assets.js';
 import { actor, startContent, TEST_SECRET, type TestContent } from '../helpers/content.js';
 import { engines } from '../helpers/databases.js';
 
@@ -159,8 +160,8 @@ describe.each(engines)('assets on %s', (engine) => {
     expect(await filesUnder(assetDir)).toEqual(before);
   });
 
-  it('refuses a 6 MB upload sent without a Content-Length (chunked) with 413 and leaves no partial file', async () => {
-    const before = await filesUnder(assetDir);
+  /** A multipart upload streamed without a Content-Length: a PNG of `size` bytes between two fields. */
+  function sendChunked(size: number): Promise<Response> {
     const boundary = 'atrium-test-boundary';
     const head = Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="actor_id"\r\n\r\n${actor.actor_id}\r\n` +
@@ -168,7 +169,7 @@ describe.each(engines)('assets on %s', (engine) => {
         `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.png"\r\nContent-Type: image/png\r\n\r\n`,
     );
     const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-    const file = pngOfSize(6 * MIB);
+    const file = pngOfSize(size);
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -182,15 +183,40 @@ describe.each(engines)('assets on %s', (engine) => {
         sent += 64 * 1024;
       },
     });
-    const response = await fetch(`${content.url}/assets/upload`, {
+    return fetch(`${content.url}/assets/upload`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TEST_SECRET}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
       body,
       duplex: 'half',
     } as RequestInit);
+  }
+
+  it('refuses a 6 MB upload sent without a Content-Length (chunked) with 413 and leaves no partial file', async () => {
+    const before = await filesUnder(assetDir);
+    const response = await sendChunked(6 * MIB);
     expect(response.status).toBe(413);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
     expect(await filesUnder(assetDir)).toEqual(before);
+  });
+
+  it('cuts off a chunked upload that runs far past the limit, keeping nothing', async () => {
+    const before = await filesUnder(assetDir);
+    await expect(sendChunked(64 * MIB)).rejects.toThrow();
+    expect(await filesUnder(assetDir)).toEqual(before);
+    expect((await content.request('GET', '/health')).status).toBe(200);
+  });
+
+  it('removes staging files abandoned by a crash, and only those', async () => {
+    const staging = path.join(assetDir, '.staging');
+    await mkdir(staging, { recursive: true });
+    await writeFile(path.join(staging, 'abandoned.part'), 'x');
+    await writeFile(path.join(staging, 'in-flight.part'), 'x');
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    await utimes(path.join(staging, 'abandoned.part'), twoHoursAgo, twoHoursAgo);
+
+    expect(await pruneStagedUploads(content.service.ctx)).toBe(1);
+    expect(await readdir(staging)).toEqual(['in-flight.part']);
+    await rm(path.join(staging, 'in-flight.part'));
   });
 
   it('asks for the bearer secret before reading the form', async () => {

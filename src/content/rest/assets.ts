@@ -17,6 +17,7 @@ import {
   discardUpload,
   MAX_ASSET_BYTES,
   openAsset,
+  pruneStagedUploads,
   stageUpload,
   StagedUpload,
   storeUpload,
@@ -44,6 +45,10 @@ const keyParams = z.object({ '*': assetKeySchema });
 
 export function registerAssetRoutes(app: HttpServer, ctx: ContentContext): void {
   const staged = new WeakMap<FastifyRequest, StagedUpload[]>();
+  pruneStagedUploads(ctx).then(
+    (removed) => removed && ctx.log.info({ removed }, 'removed abandoned upload staging files'),
+    (error) => ctx.log.warn({ err: error }, 'could not prune the upload staging directory'),
+  );
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<ZodTypeProvider>();
@@ -55,6 +60,7 @@ export function registerAssetRoutes(app: HttpServer, ctx: ContentContext): void 
       // One byte past the limit tells an oversize file apart; busboy discards the rest as it arrives.
       limits: { fileSize: MAX_ASSET_BYTES + 1, files: 1, fields: 10, fieldSize: 1024, parts: 12 },
       async onFile(this: FastifyRequest, part: MultipartFile) {
+        cutOffRunawayBody(this);
         const upload = await stageUpload(ctx, part.file, part.filename ?? '');
         staged.set(this, [...(staged.get(this) ?? []), upload]);
         (part as MultipartFile & { value: unknown }).value = upload;
@@ -141,6 +147,19 @@ function isMalformedMultipart(error: unknown): error is Error {
     (error as { statusCode?: number }).statusCode === undefined &&
     MULTIPART_FRAMING_ERROR.test(error.message)
   );
+}
+
+/**
+ * A body without a declared length is read (and its excess discarded) until the form ends, so the client
+ * receives its 413; one that goes on past twice the limit is cut off, so nobody can keep a worker reading
+ * forever. Counting starts once the form is flowing into the parser, so no byte is lost to it.
+ */
+function cutOffRunawayBody(request: FastifyRequest): void {
+  let received = 0;
+  request.raw.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > 2 * (MAX_ASSET_BYTES + FORM_OVERHEAD_BYTES)) request.raw.destroy();
+  });
 }
 
 /** A body whose declared length already exceeds any acceptable form is refused before it is read. */
