@@ -3,6 +3,7 @@
  * tag, each with its auth requirement, parameters, body fields and responses. Plain HTML and inline CSS
  * only, so it works offline and under a `default-src 'none'` content security policy.
  */
+import { STATUS_CODES } from 'node:http';
 
 /** The parts of an OpenAPI 3.1 document this page reads. */
 export interface OpenApiDocument {
@@ -88,7 +89,8 @@ function renderOperation(method: string, path: string, operation: OpenApiOperati
     return `<h4>Body <code>${escape(mediaType)}</code></h4>${table(properties)}`;
   });
   const responses = Object.entries(operation.responses ?? {}).map(
-    ([status, response]) => `<li><code>${escape(status)}</code> ${escape(response.description ?? '')}${describeBody(response.content)}</li>`,
+    ([status, response]) =>
+      `<li><code>${escape(status)}</code> ${escape(readableDescription(status, response.description))}${describeBody(response.content)}</li>`,
   );
   return `<article id="${escape(`${method}-${path}`)}">
 <h3><span class="method ${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code>${secured ? ' <span class="auth">bearer secret</span>' : ''}</h3>
@@ -96,6 +98,11 @@ ${operation.summary ? `<p>${inlineCode(operation.summary)}</p>` : ''}${operation
 ${parameters.length ? `<h4>Parameters</h4>${table(parameters)}` : ''}${body.join('')}
 ${responses.length ? `<h4>Responses</h4><ul>${responses.join('')}</ul>` : ''}
 </article>`;
+}
+
+/** Swagger's placeholder says nothing; the status text does. */
+function readableDescription(status: string, description = ''): string {
+  return description === 'Default Response' ? (STATUS_CODES[status] ?? description) : description;
 }
 
 function describeBody(content: Record<string, { schema?: JsonSchema }> | undefined): string {
