@@ -123,3 +123,19 @@ describe.each(engines)('sign-in pages on %s', (engine) => {
     expect(response.status).toBe(303);
   });
 });
+
+describe.each(engines)('sign-in behind an https public URL on %s', (engine) => {
+  let org: TestOrg;
+  beforeAll(async () => {
+    org = await startOrg(engine, { config: { publicUrl: 'https://org.example', authPublicUrl: 'https://org.example' } });
+  });
+  afterAll(() => org.close());
+
+  it('marks the session cookie Secure and sends HSTS', async () => {
+    const browser = new Browserless(org.url);
+    const response = await browser.signIn(OWNER.email, OWNER.password);
+    expect(response.status).toBe(303);
+    expect(response.headers.getSetCookie().find((line) => line.startsWith('atrium_session='))).toMatch(/; Secure/);
+    expect(response.headers.get('strict-transport-security')).toMatch(/max-age=\d+/);
+  });
+});
