@@ -16,10 +16,18 @@ const fingerprint = (n: number) => createHash('md5').update(String(n)).digest('h
 
 describe.each(engines)('search indexes on %s', (engine) => {
   let content: TestContent;
+  let definitions: Array<{ indexdef: string }>;
 
   beforeAll(async () => {
     content = await startContent(engine);
-    await content.service.ctx.db.execute(sql`
+    const { db, database } = content.service.ctx;
+    // Loading is much faster with the search indexes built afterwards, from their own definitions.
+    definitions = await database.rows<{ indexdef: string }>(
+      sql`SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname IN (${sql.join(Object.values(INDEXES).map((name) => sql`${name}`), sql`, `)})`,
+    );
+    expect(definitions).toHaveLength(3);
+    for (const name of Object.values(INDEXES)) await db.execute(sql.raw(`DROP INDEX ${name}`));
+    await db.execute(sql`
       INSERT INTO blog_posts (slug, title, description, content, author_name, status, published_at)
       SELECT 'scale-' || g,
              'Post ' || g || ' about ' || (ARRAY['postgres', 'fastify', 'typescript', 'search', 'roadmaps'])[1 + g % 5],
@@ -27,17 +35,18 @@ describe.each(engines)('search indexes on %s', (engine) => {
              repeat('Lorem ipsum dolor sit amet, consectetur adipiscing elit. ', 8) || md5(g::text),
              'Team', 'published', now() - g * interval '1 minute'
       FROM generate_series(1, ${POSTS}) AS g`);
-    await content.service.ctx.db.execute(sql`
+    await db.execute(sql`
       INSERT INTO changelog_entries (slug, version, title, summary, content, status, published_at)
       SELECT 'v1-' || g || '-0', 'v1.' || g || '.0', 'Release v1.' || g || '.0', 'Fixes and features of release ' || g,
              repeat('Improved performance and fixed bugs. ', 20) || md5('c' || g), 'published', now() - g * interval '1 hour'
       FROM generate_series(1, ${OTHERS}) AS g`);
-    await content.service.ctx.db.execute(sql`
+    await db.execute(sql`
       INSERT INTO roadmap_items (slug, title, summary, description, updated_at)
       SELECT 'item-' || g, 'Roadmap item ' || g, 'Summary of item ' || g,
              repeat('Why we want this and how it works. ', 10) || md5('r' || g), now() - g * interval '1 second'
       FROM generate_series(1, ${OTHERS}) AS g`);
-    for (const table of ['blog_posts', 'changelog_entries', 'roadmap_items']) await content.service.ctx.db.execute(sql.raw(`ANALYZE ${table}`));
+    for (const { indexdef } of definitions) await db.execute(sql.raw(indexdef));
+    for (const table of ['blog_posts', 'changelog_entries', 'roadmap_items']) await db.execute(sql.raw(`ANALYZE ${table}`));
   }, 300_000);
   afterAll(() => content.close());
 
@@ -46,13 +55,18 @@ describe.each(engines)('search indexes on %s', (engine) => {
     return (result as unknown as { rows: Array<Record<string, unknown>> }).rows.map((line) => String(Object.values(line)[0])).join('\n');
   };
 
+  it('keeps the search indexes free of a fast-update pending list', () => {
+    // Without autovacuum (the embedded database has none) a pending list makes the planner scan the table.
+    expect(definitions.every(({ indexdef }) => /fastupdate='?(false|off)'?/.test(indexdef))).toBe(true);
+  });
+
   it(`answers a selective query over ${POSTS} posts from the trigram index`, async () => {
     const text = await plan(searchQuery(content.service.ctx.db, 'blog', { query: fingerprint(4321).slice(0, 12), limit: 10 }));
     expect(text).toContain(INDEXES.blog);
     expect(text).not.toMatch(/Seq Scan/);
   });
 
-  it.each(SEARCH_TYPES)('keeps the %s index in use with escaped %% and _ in the query', async (type) => {
+  it.each(SEARCH_TYPES)('keeps the %s index in use with escaped wildcards in the query', async (type) => {
     const text = await plan(searchQuery(content.service.ctx.db, type, { query: '7f3e%_a9c2', limit: 10 }));
     expect(text).toContain(INDEXES[type]);
     expect(text).not.toMatch(/Seq Scan/);

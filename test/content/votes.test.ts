@@ -115,7 +115,7 @@ describe.each(engines)('roadmap votes on %s', (engine) => {
     expect(Math.min(...withdrawals.map((response) => response.body.votes))).toBe(0);
     expect(await votesOf(slug)).toBe(0);
     expect(await voteRows(slug)).toBe(0);
-  });
+  }, 120_000);
 
   it('does not log votes in the activity log (they have no actor) nor touch updated_at', async () => {
     const slug = await create({ title: 'Quiet votes' });
