@@ -9,9 +9,15 @@ export interface PageResponse {
 }
 
 export class Browserless {
-  private readonly cookies = new Map<string, string>();
+  constructor(
+    private readonly origin: string,
+    private readonly cookies = new Map<string, string>(),
+  ) {}
 
-  constructor(private readonly origin: string) {}
+  /** The same browser (same cookie jar) talking to another origin, e.g. a second process. */
+  at(origin: string): Browserless {
+    return new Browserless(origin, this.cookies);
+  }
 
   cookieHeader(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
