@@ -4,10 +4,8 @@
  * module only says what is served and as whom writes are recorded.
  */
 import type { Server } from '@modelcontextprotocol/server';
-import { allowedHostnames } from '../../platform/mcp/host-guard.js';
-import { registerMcpEndpoint, type McpCall, type McpEndpointOptions } from '../../platform/mcp/endpoint.js';
-import type { McpSession } from '../../platform/mcp/sessions.js';
 import type { HttpServer } from '../../platform/http.js';
+import { allowedHostnames, registerMcpEndpoint, type McpCall, type McpEndpointOptions, type McpSession } from '../../platform/mcp/index.js';
 import type { Actor } from '../actor.js';
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';

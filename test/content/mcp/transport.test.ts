@@ -43,6 +43,14 @@ describe.each(engines)('content MCP transport on %s', (engine) => {
       expect(tools.json.result.tools).toHaveLength(19);
     });
 
+    it('initializes over SSE for a client accepting only text/event-stream', async () => {
+      const response = await post(url, initializeMessage('2025-03-26', 'sse-init'), { accept: 'text/event-stream' });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/event-stream');
+      expect(response.headers.get('mcp-session-id')).toBeTruthy();
+      expect(response.json).toMatchObject([{ id: 'sse-init', result: { protocolVersion: '2025-03-26' } }]);
+    });
+
     it('answers notifications/initialized with 202 and no body', async () => {
       const init = await post(url, initializeMessage());
       const session = init.headers.get('mcp-session-id')!;
@@ -183,6 +191,18 @@ describe.each(engines)('content MCP transport on %s', (engine) => {
       const first = new TextDecoder().decode((await reader.read()).value);
       expect(first.startsWith(':')).toBe(true);
       controller.abort();
+    });
+
+    it('closes open GET streams when the service shuts down, so draining does not wait for clients', async () => {
+      const other = await startContent(engine);
+      const id = await openSession(other.url);
+      const response = await fetch(`${other.url}/mcp`, { headers: { ...BEARER, ...sessionHeaders(id), accept: 'text/event-stream' } });
+      expect(response.status).toBe(200);
+      const ended = response.text();
+      const started = Date.now();
+      await other.close();
+      await ended;
+      expect(Date.now() - started).toBeLessThan(5_000);
     });
 
     it('refuses a GET stream without a session', async () => {

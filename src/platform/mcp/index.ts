@@ -1,0 +1,34 @@
+/**
+ * MCP over Streamable HTTP for any Atrium service: one call mounts an endpoint whose sessions live in the
+ * `mcp_sessions` table, so any process serves any request (DESIGN 6).
+ *
+ * ```ts
+ * registerMcpEndpoint(app, {
+ *   path: '/mcp',
+ *   db,
+ *   sessionScope: 'org',                                  // rows of this endpoint in mcp_sessions
+ *   serverInfo: { name: 'atrium-org', version: '1.0.0' },
+ *   capabilities: { tools: {} },
+ *   protocolVersions: ['2025-06-18'],                     // pinned; initialize answers the first otherwise
+ *   allowedHostnames: () => allowedHostnames({ publicUrls: [config.publicUrl], bindHost: config.host }),
+ *   authenticate: async (request) => verifyAccessToken(request),  // throw an AppError (401/403) to refuse
+ *   principalId: (token) => token.subject,                // a session is only usable by its principal
+ *   installHandlers(server, { session, principal }) {     // per request: cheap closures over prepared data
+ *     server.setRequestHandler('tools/list', () => ({ tools: prebuiltTools }));
+ *     server.setRequestHandler('tools/call', (request) => callTool(request.params, principal, session));
+ *   },
+ *   // optional: maxBodyBytes (1 MiB), maxBatchLength (25), keepAliveMs, cacheSessions (embedded database only)
+ * });
+ * ```
+ *
+ * What the endpoint does for you: Host/Origin checks (403), authentication before the body is read, body and
+ * batch limits (413), JSON-RPC parse errors, the session rules (initialize creates the session and answers
+ * `Mcp-Session-Id`; missing → 400; unknown, ended or another principal's → 404; DELETE ends it), the response
+ * mode from Accept (JSON or SSE; 406 when neither), a GET stream for server messages, and a fresh stateless
+ * SDK transport and `Server` per request, answered through `reply.send` so Fastify's hooks run.
+ */
+export { createServerFactory, registerMcpEndpoint, type McpCall, type McpEndpointOptions } from './endpoint.js';
+export { allowedHostnames, checkHostAndOrigin, type AllowedHostsSource } from './host-guard.js';
+export { chooseResponseMode, type ResponseMode } from './accept.js';
+export { RPC, sendRpcError } from './json-rpc.js';
+export { SessionStore, type McpSession, type SessionStoreOptions } from './sessions.js';
