@@ -11,7 +11,7 @@
  * - Scheduling (DESIGN 3) moves draft or review to `scheduled`, like a deferred publish, without submit
  *   validation. A scheduled post leaves that state only by publishing (now, or by its job at `publish_at`).
  */
-import { and, arrayContains, count, desc, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, arrayContains, count, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable, Tx } from '../platform/database.js';
 import { cancelJob, enqueueJob, type JobHandler } from '../platform/jobs.js';
@@ -177,7 +177,9 @@ async function pageOf(
       .select(summaryColumns)
       .from(blogPosts)
       .where(and(matching, query.cursor ? lt(orderColumn, query.cursor) : undefined))
-      .orderBy(desc(orderColumn))
+      // DESC NULLS LAST, as the published_at index stores it (drizzle's `.desc()`): a plain DESC means NULLS
+      // FIRST, which that index cannot serve, so every read would sort the whole table.
+      .orderBy(sql`${orderColumn} desc nulls last`)
       .limit(query.limit + 1),
     ctx.db.select({ total: count() }).from(blogPosts).where(matching),
   ]);

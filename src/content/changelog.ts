@@ -10,7 +10,7 @@
  * - `setEntryStatus` (MCP update_changelog_entry) treats the current status as a no-op, so an update that
  *   repeats it succeeds; every other move than draft → review and review → published is refused.
  */
-import { and, count, desc, eq, getTableColumns, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, getTableColumns, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable, Tx } from '../platform/database.js';
 import { orderedNow, toIso } from '../platform/time.js';
@@ -162,7 +162,9 @@ async function pageOf(
       .select(summaryColumns)
       .from(changelogEntries)
       .where(and(matching, query.cursor ? lt(orderColumn, query.cursor) : undefined))
-      .orderBy(desc(orderColumn))
+      // DESC NULLS LAST, as the published_at index stores it (drizzle's `.desc()`): a plain DESC means NULLS
+      // FIRST, which that index cannot serve, so every read would sort the whole table.
+      .orderBy(sql`${orderColumn} desc nulls last`)
       .limit(query.limit + 1),
     ctx.db.select({ total: count() }).from(changelogEntries).where(matching),
   ]);
