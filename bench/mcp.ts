@@ -10,11 +10,12 @@
  * service pays for what the bare server does not have: the bearer check, the session lookup in the database,
  * a fresh per-request Server and transport, argument validation and the domain's database query.
  *
- * Also measured, in the content service's process: the cost of what each request builds (Server, handlers,
- * transport, connect and close) — tool definitions and JSON Schemas are built once at start-up.
+ * Also measured: get_asset_upload_url, a tool with no database work behind it, which isolates what the MCP
+ * serving layer itself costs; and, in the content service's process, the cost of what each request builds
+ * (Server, handlers, transport, connect and close) — tool definitions and JSON Schemas are built once at start-up.
  *
  *   npm run bench:mcp [-- --duration 10 --warmup 2 --connections 50 --sessions 50 --engines pglite,postgres
- *                         --tools get_blog_post,list_blog_posts,search_content
+ *                         --tools get_blog_post,list_blog_posts,search_content,get_asset_upload_url
  *                         --posts 10000 --items 1000 --cpu-prof DIR --note TEXT --dry-run]
  *
  * PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, in a scratch schema dropped afterwards.
@@ -145,7 +146,7 @@ const { values: args } = parseArgs({
     engines: { type: 'string', default: 'pglite,postgres' },
     posts: { type: 'string', default: '10000' },
     items: { type: 'string', default: '1000' },
-    tools: { type: 'string', default: 'get_blog_post,list_blog_posts,search_content' },
+    tools: { type: 'string', default: 'get_blog_post,list_blog_posts,search_content,get_asset_upload_url' },
     'cpu-prof': { type: 'string' },
     note: { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
@@ -234,6 +235,7 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
         get_blog_post: { slug: post.slug },
         list_blog_posts: {},
         search_content: { query: facts.search.common.word },
+        get_asset_upload_url: {},
       };
       for (const tool of tools) await run('atrium-content', content.url, tool, toolArgs[tool], sessions, true);
     }
@@ -347,6 +349,9 @@ function renderReport(runs: EngineRun[], machine: string, loadAtEnd: number): st
           row.server === 'bare SDK' ? '' : `${(row.result.rps / bareRate(row.sessions)).toFixed(2)}×`,
         ]),
       ),
+      '',
+      'get_asset_upload_url does no database work (on PostgreSQL the session is still read from the table): it shows what ' +
+        'the MCP serving layer costs by itself; the gap between it and get_blog_post is the database query.',
       '',
       `Per request the content endpoint builds a low-level Server with its two handlers and a stateless transport, connects ` +
         `and closes them: ${run.perRequestMicros} µs (measured in the service process, 20,000 rounds after a warm-up).`,

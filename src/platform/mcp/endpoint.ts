@@ -22,8 +22,10 @@ import {
   isJsonContentType,
   Server,
   WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
   type Implementation,
   type InitializeRequest,
+  type ScopeChallengeHandler,
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
@@ -57,12 +59,19 @@ export interface McpEndpointOptions<Principal> {
   /** Hostnames accepted in Host and Origin (see host-guard.ts); read per request, as public URLs can change. */
   allowedHostnames(): readonly string[];
   /**
-   * Verifies the request's credentials before its body is read; throws the service's catalogued error (401
-   * with its `WWW-Authenticate` challenge, 403) to refuse it.
+   * Verifies the request's credentials before its body is read; throws the service's catalogued error (401,
+   * 403) to refuse it, after setting any challenge header (`WWW-Authenticate`) it needs on `reply`.
    */
-  authenticate(request: FastifyRequest): Promise<Principal> | Principal;
+  authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Principal> | Principal;
   /** The principal's stable id stored with the session; a session is only usable by the same principal. */
   principalId?(principal: Principal): string | null;
+  /** The principal as the SDK's `AuthInfo`, handed to handlers (`ctx.http.authInfo`) and `scopeChallenge`. */
+  authInfo?(principal: Principal): AuthInfo;
+  /**
+   * Decides, before dispatch, whether a request needs more OAuth scope; the transport then answers HTTP 403
+   * with `WWW-Authenticate: Bearer error="insufficient_scope", scope=…` (MCP authorization, scope challenges).
+   */
+  scopeChallenge?: ScopeChallengeHandler;
   /** Installs the request handlers (`tools/list`, `tools/call`, …) on one request's fresh `Server`. */
   installHandlers(server: Server, call: McpCall<Principal>): void;
   /** Largest POST body in bytes; default 1 MiB (spec section 8). */
@@ -95,13 +104,15 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
       keepAliveMs: options.keepAliveMs,
     });
     transport.onerror = (error) => request.log.debug({ err: error }, 'mcp transport refused a request');
+    if (options.scopeChallenge) transport.setScopeChallengeResolver(options.scopeChallenge);
     await server.connect(transport);
     reply.raw.once('close', () => {
       openStreams.delete(transport);
       void server.close();
     });
     if (request.method === 'GET') openStreams.add(transport);
-    return transport.handleRequest(toWebRequest(request), init.body === undefined ? undefined : { parsedBody: init.body });
+    const authInfo = options.authInfo?.(call.principal);
+    return transport.handleRequest(toWebRequest(request), { parsedBody: init.body, authInfo });
   }
 
   /** 2025-03-26 transport, "Session Management": the header is required after initialize. */
@@ -196,7 +207,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
     scope.addHook('onRequest', async (request, reply) => {
       const check = checkHostAndOrigin(request.headers.host, request.headers.origin, options.allowedHostnames());
       if (!check.ok) return sendRpcError(reply, 403, RPC.serverError, `Forbidden: ${check.message}`);
-      principals.set(request, await options.authenticate(request));
+      principals.set(request, await options.authenticate(request, reply));
     });
 
     scope.post(options.path, { bodyLimit: maxBodyBytes }, handlePost);
