@@ -101,7 +101,8 @@ export type BlogPost = {
   content: string;
   description: string | null;
   author_name: string;
-  author_email: string | null;
+  /** Only for editorial readers: public reads leave it out (see `forThePublic`). */
+  author_email?: string | null;
   tags: string[];
   status: BlogStatus;
   og_image_url: string | null;
@@ -144,6 +145,12 @@ function toPost(row: PostRow): BlogPost {
   return { slug, title, content: row.content, ...rest };
 }
 
+/** An author's email address is for the editorial team, not for every visitor of the public site. */
+function forThePublic<T extends BlogPostSummary>(post: T): T {
+  const { author_email: _hidden, ...rest } = post;
+  return rest as T;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Reads
 
@@ -151,7 +158,8 @@ function toPost(row: PostRow): BlogPost {
 export async function listPublishedPosts(ctx: ContentContext, input: ListPostsInput = {}): Promise<PostPage> {
   const query = listPostsInput.parse(input);
   const matching = and(eq(blogPosts.status, 'published'), query.tag ? arrayContains(blogPosts.tags, [query.tag]) : undefined);
-  return pageOf(ctx, matching, 'publishedAt', query);
+  const page = await pageOf(ctx, matching, 'publishedAt', query);
+  return { ...page, posts: page.posts.map(forThePublic) };
 }
 
 /** Posts not yet public: draft, review and scheduled, newest created first. */
@@ -196,7 +204,7 @@ async function pageOf(
 export async function getPost(ctx: ContentContext, slug: string, options: { include_drafts?: boolean } = {}): Promise<BlogPost> {
   const [row] = await ctx.db.select().from(blogPosts).where(eq(blogPosts.slug, slug)).limit(1);
   if (!row || (row.status !== 'published' && !options.include_drafts)) throw contentErrors.notFound('blog post', slug);
-  return toPost(row);
+  return options.include_drafts ? toPost(row) : forThePublic(toPost(row));
 }
 
 // ---------------------------------------------------------------------------------------------------------

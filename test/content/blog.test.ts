@@ -258,6 +258,20 @@ describe.each(engines)('blog posts on %s', (engine) => {
       expect(entries.at(-1)!.changes).toMatchObject({ content: ['old', 'new'], tags: [['a'], ['b', 'c']] });
     });
 
+    it("shows the author's email to editors but never on public reads", async () => {
+      const post = await create({ title: 'Emailed author post', status: 'published' });
+      await content.request('PATCH', `/blog/${post.slug}`, { auth: true, json: { author_email: 'grace@example.com', ...actor } });
+
+      const preview = await content.request('GET', `/blog/${post.slug}?preview=true`, { auth: true });
+      expect(preview.body.author_email).toBe('grace@example.com');
+      const single = await content.request('GET', `/blog/${post.slug}`);
+      const list = await content.request('GET', '/blog');
+      expect(single.status).toBe(200);
+      expect(single.body).not.toHaveProperty('author_email');
+      expect(list.body.posts.find((p: { slug: string }) => p.slug === post.slug)).not.toHaveProperty('author_email');
+      expect(single.text + list.text).not.toContain('grace@example.com');
+    });
+
     it('clears an optional field with null', async () => {
       const post = await create({ og_image_url: 'https://example.com/a.png' });
       const response = await content.request('PATCH', `/blog/${post.slug}`, { auth: true, json: { og_image_url: null, ...actor } });

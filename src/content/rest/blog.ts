@@ -38,7 +38,7 @@ const postSummary = z.object({
   title: z.string(),
   description: z.string().nullable(),
   author_name: z.string(),
-  author_email: z.string().nullable(),
+  author_email: z.string().nullable().optional().describe('Only on authenticated reads (preview, drafts, writes)'),
   tags: z.array(z.string()),
   status: z.enum(BLOG_STATUSES),
   og_image_url: z.string().nullable(),
