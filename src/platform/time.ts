@@ -5,7 +5,8 @@
  * when items are written in the same millisecond (DESIGN section 3). So list timestamps are made unique at
  * write time: the millisecond comes from the clock and the three sub-millisecond digits from a shared
  * sequence. Two rows can only collide after a thousand writes in one millisecond. A cursor is then the
- * exact microsecond ISO timestamp of the last row returned.
+ * exact microsecond ISO timestamp of the last row returned. Rows written within one millisecond keep a
+ * stable order among themselves, but not necessarily the order they were written in (the digits wrap).
  */
 import { sql, type SQL } from 'drizzle-orm';
 
