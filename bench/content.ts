@@ -250,7 +250,8 @@ function renderReport(runs: EngineRun[], machine: string, loadAtEnd: number): st
     '',
     `Data: ${seed.posts.toLocaleString('en-US')} published posts (1–3 KB Markdown bodies, SEO descriptions, 1–4 tags) and ` +
       `${seed.items.toLocaleString('en-US')} roadmap items (every status, category and priority, 90 % public, with their vote rows), ` +
-      'loaded by bulk INSERTs through the service’s own database handle, then `ANALYZE`.',
+      'loaded by bulk INSERTs through the service’s own database handle; then `VACUUM ANALYZE` on PostgreSQL (what autovacuum ' +
+      'does by itself shortly after such a load) and nothing on PGlite, which runs no autovacuum and which Atrium does not maintain.',
     '',
     `Load: autocannon ${settings.duration} s per case after a ${settings.warmup} s warm-up, ${settings.connections} connections ` +
       `(unless the row says otherwise), pipelining ${settings.pipelining}, loopback. Each server (content service, bare route) runs in ` +
