@@ -32,8 +32,9 @@ export const changelogTools = [
     name: 'get_changelog_entry',
     description: 'Get one changelog entry, by slug or version, in any status (draft, review or published), with its full markdown.',
     input: z.strictObject({ identifier }),
-    // MCP callers hold the secret and manage the content, so drafts are found too (as REST preview does).
     annotations: READ,
+    // Spec 4.3 gives this tool no include_drafts; MCP callers hold the secret and manage the content, and an
+    // entry must be readable between create and publish, so every status is found (as REST preview does).
     run: ({ identifier }, { ctx }) => getEntry(ctx, identifier, { include_drafts: true }),
   }),
 

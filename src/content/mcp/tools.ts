@@ -92,7 +92,7 @@ function jsonResult(value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }] };
 }
 
-export function errorResult(error: AppError): CallToolResult {
+function errorResult(error: AppError): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(error.toJSON()) }], isError: true };
 }
 

@@ -152,20 +152,23 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
 
     const principal = principals.get(request) as Principal;
     const initialize = messages.find((message) => isObject(message) && message.method === 'initialize');
-    let session: McpSession | undefined;
     if (initialize && messages.length === 1) {
       if (!isInitializeRequest(initialize)) {
         return sendRpcError(reply, 400, RPC.invalidParams, 'Invalid initialize request: params need protocolVersion, capabilities and clientInfo', idOf(initialize));
       }
-      session = await startSession(initialize as unknown as InitializeRequest, principal);
-      reply.header('mcp-session-id', session.id);
-    } else if (initialize) {
+      const session = await startSession(initialize as unknown as InitializeRequest, principal);
+      const response = await serve(request, reply, { session, principal }, { mode, body });
+      // The session exists only if the client was told about it.
+      if (response.ok) reply.header('mcp-session-id', session.id);
+      else await sessions.end(session.id);
+      return reply.send(response);
+    }
+    if (initialize) {
       // The transport refuses an initialize inside a batch (2025-03-26: initialize is never batched).
       return sendRpcError(reply, 400, RPC.invalidRequest, 'Invalid Request: initialize must be sent on its own', idOf(initialize));
-    } else {
-      session = await sessionOf(request, reply);
-      if (!session) return reply;
     }
+    const session = await sessionOf(request, reply);
+    if (!session) return reply;
     return reply.send(await serve(request, reply, { session, principal }, { mode, body }));
   }
 
@@ -222,7 +225,9 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
 
 /**
  * What each request builds: a low-level `Server` pinned to the endpoint's protocol versions, with the
- * caller's handlers installed. Exported so benchmarks can measure exactly this per-request cost.
+ * caller's handlers installed. The low-level class, not `McpServer`, because `McpServer.registerTool` turns
+ * each schema into JSON Schema when called — per request here — while these handlers serve lists built once.
+ * Exported so benchmarks can measure exactly this per-request cost.
  */
 export function createServerFactory<Principal>(
   options: Pick<McpEndpointOptions<Principal>, 'serverInfo' | 'capabilities' | 'protocolVersions' | 'installHandlers'>,
