@@ -49,16 +49,33 @@ spaces: [{ key: general, name: General, members: [${OWNER.email}] }]
   });
   afterAll(() => org.close());
 
-  function expectChallenge(response: { status: number; headers: Headers }) {
+  /** A presented token that does not work: RFC 6750 §3.1 `invalid_token`, and where to rediscover. */
+  function expectChallenge(response: { status: number; headers: Headers; json?: unknown }) {
     expect(response.status).toBe(401);
     const challenge = response.headers.get('www-authenticate') ?? '';
-    expect(challenge).toMatch(/^Bearer /);
+    expect(challenge).toMatch(/^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="([^"]+)"$/);
     expect(challenge).toContain(`resource_metadata="${metadataUrl}"`);
+    expect(response.json).toMatchObject({ error: 'invalid_token' });
+  }
+
+  /** RFC 6750 §3.1: a request with no authentication at all gets no error information, only the metadata URL. */
+  function expectBareChallenge(response: { status: number; headers: Headers; text: string }) {
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}"`);
+    expect(response.text).toBe('');
   }
 
   describe('refuses without a valid token, pointing at the resource metadata', () => {
-    it('no Authorization header → 401', async () => {
-      expectChallenge(await postMcp(org, initializeMessage));
+    it('no Authorization header → 401 without an error code', async () => {
+      expectBareChallenge(await postMcp(org, initializeMessage));
+    });
+
+    it('another authentication scheme → 401 without an error code', async () => {
+      expectBareChallenge(await postMcp(org, initializeMessage, { authorization: 'Basic b3duZXI6cGFzc3dvcmQ=' }));
+    });
+
+    it('a Bearer header without a token → 401 invalid_token', async () => {
+      expectChallenge(await postMcp(org, initializeMessage, { authorization: 'Bearer' }));
     });
 
     it('the metadata URL in the challenge serves the protected resource metadata', async () => {
@@ -74,7 +91,7 @@ spaces: [{ key: general, name: General, members: [${OWNER.email}] }]
 
     it('a valid token in the query string is ignored → 401', async () => {
       const { accessToken } = await connectClient(org);
-      expectChallenge(await postMcp(org, initializeMessage, {}, `/mcp?access_token=${encodeURIComponent(accessToken)}`));
+      expectBareChallenge(await postMcp(org, initializeMessage, {}, `/mcp?access_token=${encodeURIComponent(accessToken)}`));
       // The same token in the header works.
       expect((await postMcp(org, initializeMessage, { authorization: `Bearer ${accessToken}` })).status).toBe(200);
     });
@@ -206,6 +223,7 @@ spaces: [{ key: general, name: General, members: [${OWNER.email}] }]
     org.config.authPublicUrl = org.config.publicUrl;
     const response = await postMcp(org, initializeMessage, { authorization: `Bearer ${accessToken}` });
     expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token", /);
     expect(response.headers.get('www-authenticate')).toContain(
       `resource_metadata="${org.config.publicUrl}/.well-known/oauth-protected-resource/mcp"`,
     );

@@ -4,9 +4,13 @@
  *
  * - the token is read from the Authorization header only; `?access_token=` is never looked at (RFC 6750
  *   §2.3 is not supported), so such a request is simply unauthenticated;
- * - a missing, unknown, expired or revoked token, or one issued for another resource, answers 401 with
- *   `WWW-Authenticate: Bearer … resource_metadata="<protected resource metadata URL>"`, from which a
- *   client discovers the authorization server.
+ * - every refusal answers 401 with `WWW-Authenticate: Bearer … resource_metadata="<protected resource
+ *   metadata URL>"`, from which a client discovers the authorization server;
+ * - RFC 6750 §3.1: a request with no authentication at all (no Authorization header, or another scheme
+ *   than Bearer) gets the challenge without an `error` parameter and no error body; a presented bearer
+ *   token that is unknown, expired, revoked, malformed or issued for another resource gets
+ *   `error="invalid_token"` (the SDK's answer). A malformed `Bearer` header counts as a presented token:
+ *   401 `invalid_token` rather than §3.1's 400 `invalid_request`, so the client restarts discovery.
  */
 import {
   bearerAuthChallengeResponse,
@@ -32,6 +36,7 @@ export class BearerRefusal extends Error {
 export async function authenticateBearer(ctx: OrgContext, request: FastifyRequest): Promise<OrgPrincipal> {
   const resource = mcpResource(ctx.config);
   const metadataUrl = resourceMetadataUrl(ctx.config);
+  if (!presentsBearerCredentials(request.headers.authorization)) throw new BearerRefusal(authenticationRequired(metadataUrl));
   const verifier = {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
       const verified = await verifyAccessToken(ctx, token, resource);
@@ -58,4 +63,14 @@ export async function authenticateBearer(ctx: OrgContext, request: FastifyReques
     if (!(error instanceof OAuthError)) throw error;
     throw new BearerRefusal(bearerAuthChallengeResponse(error, { resourceMetadataUrl: metadataUrl }));
   }
+}
+
+/** RFC 6750 §2.1: the `Bearer` scheme, case-insensitive (RFC 9110 §11.1). */
+function presentsBearerCredentials(authorization: string | undefined): boolean {
+  return authorization !== undefined && /^bearer(?:\s|$)/i.test(authorization.trimStart());
+}
+
+/** RFC 6750 §3.1 and RFC 9728 §5.1: no error information, only where to discover the authorization server. */
+function authenticationRequired(metadataUrl: string): Response {
+  return new Response(null, { status: 401, headers: { 'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}"` } });
 }
