@@ -26,6 +26,12 @@ CREATE TABLE "mcp_sessions" (
 	"ended_at" timestamp with time zone
 );
 --> statement-breakpoint
+CREATE TABLE "rate_limits" (
+	"key" text PRIMARY KEY NOT NULL,
+	"count" integer NOT NULL,
+	"resets_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "activity" (
 	"id" bigserial PRIMARY KEY NOT NULL,
 	"resource" text NOT NULL,
@@ -171,12 +177,6 @@ CREATE TABLE "people" (
 	CONSTRAINT "people_email_unique" UNIQUE("email")
 );
 --> statement-breakpoint
-CREATE TABLE "rate_limits" (
-	"key" text PRIMARY KEY NOT NULL,
-	"window_start" timestamp with time zone NOT NULL,
-	"count" integer NOT NULL
-);
---> statement-breakpoint
 CREATE TABLE "space_members" (
 	"space_id" text NOT NULL,
 	"person_id" text NOT NULL,
@@ -293,6 +293,7 @@ ALTER TABLE "web_sessions" ADD CONSTRAINT "web_sessions_person_id_people_id_fk" 
 ALTER TABLE "oauth_codes" ADD CONSTRAINT "oauth_codes_grant_id_oauth_grants_id_fk" FOREIGN KEY ("grant_id") REFERENCES "oauth_grants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "oauth_tokens" ADD CONSTRAINT "oauth_tokens_grant_id_oauth_grants_id_fk" FOREIGN KEY ("grant_id") REFERENCES "oauth_grants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "jobs_due_idx" ON "jobs" USING btree ("run_at") WHERE failed_at IS NULL;--> statement-breakpoint
+CREATE INDEX "rate_limits_resets_at_idx" ON "rate_limits" USING btree ("resets_at");--> statement-breakpoint
 CREATE INDEX "activity_created_idx" ON "activity" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "activity_resource_idx" ON "activity" USING btree ("resource","resource_id","created_at");--> statement-breakpoint
 CREATE INDEX "blog_posts_published_idx" ON "blog_posts" USING btree ("published_at" DESC NULLS LAST) WHERE status = 'published';--> statement-breakpoint

@@ -26,6 +26,8 @@ const envSchema = z.object({
   ATRIUM_ORG_FILE: optionalText,
   /** Development only: lets client ID metadata documents be fetched from loopback addresses. */
   ATRIUM_CIMD_ALLOW_LOOPBACK: z.enum(['0', '1', 'true', 'false']).optional(),
+  /** Dynamic client registrations allowed per client address and hour (src/auth/registration-limit.ts). */
+  ORG_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).optional(),
   REVALIDATE_URL: url.optional(),
   REVALIDATE_SECRET: optionalText,
   LLM_BASE_URL: url.optional(),
@@ -67,6 +69,8 @@ export interface OrgConfig {
   admin: { email?: string; password?: string };
   orgFile?: string;
   cimdAllowLoopback: boolean;
+  /** Client registrations per address and hour; default 20 (src/auth/registration-limit.ts). */
+  registrationsPerHour?: number;
   /** URL and secret of the content service when it runs beside org (for the publish capability). */
   content?: { url: string; apiSecret?: string };
   llm: { baseUrl?: string; apiKey?: string; model?: string };
@@ -120,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     admin: { email: e.ATRIUM_ADMIN_EMAIL, password: e.ATRIUM_ADMIN_PASSWORD },
     orgFile: e.ATRIUM_ORG_FILE,
     cimdAllowLoopback: e.ATRIUM_CIMD_ALLOW_LOOPBACK === '1' || e.ATRIUM_CIMD_ALLOW_LOOPBACK === 'true',
+    registrationsPerHour: e.ORG_REGISTRATIONS_PER_HOUR,
     content: { url: contentPublicUrl, apiSecret: e.CONTENT_API_SECRET },
     llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL },
     logLevel: e.LOG_LEVEL,

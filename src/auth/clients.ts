@@ -10,11 +10,21 @@ import { isMetadataDocumentClientId, loadMetadataDocumentClient } from './cimd.j
 import { parseClientMetadata, type Client } from './client-metadata.js';
 import { InvalidClient } from './errors.js';
 import { PREFIX, randomToken } from './ids.js';
+import { checkRegistrationRate } from './registration-limit.js';
 import { oauthClients } from './schema.js';
 
-/** POST /oauth/register (RFC 7591 §3.1). */
-export async function registerClient(ctx: OrgContext, input: unknown): Promise<Client> {
+export interface RegistrationSource {
+  /**
+   * The network address the registration came from; registrations are limited per address
+   * (registration-limit.ts). Absent for in-process callers such as benchmarks.
+   */
+  address?: string;
+}
+
+/** POST /oauth/register (RFC 7591 §3.1). Only well-formed registrations count towards the address's limit. */
+export async function registerClient(ctx: OrgContext, input: unknown, source: RegistrationSource = {}): Promise<Client> {
   const metadata = parseClientMetadata(input);
+  if (source.address !== undefined) await checkRegistrationRate(ctx, source.address);
   const [client] = await ctx.db
     .insert(oauthClients)
     .values({ id: randomToken(PREFIX.client), kind: 'registered', ...metadata })

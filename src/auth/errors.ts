@@ -98,6 +98,21 @@ export class InvalidClientMetadata extends OAuthError {
   }
 }
 
+/**
+ * Too many attempts from one client address (RFC 6585 §4: 429 with `Retry-After`). No OAuth RFC registers an
+ * error code for this (RFC 7591 §3.2.2 lists none; `slow_down` of RFC 8628 §3.5 is for device polling), so the
+ * code is named after the status: `too_many_requests`, in the usual `{error, error_description}` body.
+ */
+export class TooManyRequests extends OAuthError {
+  constructor(
+    description: string,
+    /** Seconds until the client may try again; sent as `Retry-After`. */
+    readonly retryAfter: number,
+  ) {
+    super('too_many_requests', 429, description);
+  }
+}
+
 export function isOAuthError(value: unknown): value is OAuthError {
   return value instanceof OAuthError;
 }

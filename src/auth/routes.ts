@@ -9,7 +9,7 @@ import type { OrgContext } from '../org/context.js';
 import type { HttpServer } from '../platform/http.js';
 import { startAuthorization } from './authorization.js';
 import { registerClient, registrationRecord } from './clients.js';
-import { InvalidClient, InvalidClientMetadata, InvalidRequest, isOAuthError, OAuthError } from './errors.js';
+import { InvalidClient, InvalidClientMetadata, InvalidRequest, isOAuthError, OAuthError, TooManyRequests } from './errors.js';
 import { publishedKeys } from './jwks.js';
 import { AUTH_PATHS, authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
 import type { RawParams } from './params.js';
@@ -53,10 +53,10 @@ export function registerAuthRoutes(app: HttpServer, ctx: OrgContext): void {
     // RFC 7517.
     scope.get(AUTH_PATHS.jwks, async (_request, reply) => reply.header('cache-control', 'max-age=300').send(await publishedKeys(ctx.db)));
 
-    // RFC 7591 §3: 201 with the registration record.
+    // RFC 7591 §3: 201 with the registration record; limited per client address (registration-limit.ts).
     scope.post(AUTH_PATHS.register, async (request, reply) => {
       if (!isContentType(request, 'application/json')) throw new InvalidClientMetadata('send the client metadata as application/json');
-      const client = await registerClient(ctx, request.body);
+      const client = await registerClient(ctx, request.body, { address: request.ip });
       return noStore(reply).code(201).send(registrationRecord(client));
     });
 
@@ -104,6 +104,7 @@ function noStore(reply: FastifyReply): FastifyReply {
 }
 
 function sendOAuthError(error: OAuthError, reply: FastifyReply): FastifyReply {
+  if (error instanceof TooManyRequests) reply.header('retry-after', String(error.retryAfter));
   return noStore(reply).code(error.status).type('application/json; charset=utf-8').send(error.toOAuthJSON());
 }
 

@@ -1,7 +1,8 @@
 /**
  * The organization's tables (DESIGN section 4.1): the organization itself, people, spaces and their
  * members, agents, capabilities and standing rules as declared by the organization file, and the state
- * behind the people's web pages (sessions, the cookie-signing secret, sign-in rate-limit counters).
+ * behind the people's web pages (sessions, the cookie-signing secret); sign-in rate-limit counters are the
+ * platform's (src/platform/rate-limit.ts).
  * Everything lives in the database so any process can serve any request (DESIGN section 6).
  */
 import { sql } from 'drizzle-orm';
@@ -124,10 +125,3 @@ export const webSessions = pgTable(
   },
   (table) => [index('web_sessions_person_idx').on(table.personId)],
 );
-
-/** Fixed-window counters (sign-in attempts per email and IP), shared by every process. */
-export const rateLimits = pgTable('rate_limits', {
-  key: text('key').primaryKey(),
-  windowStart: timestamp('window_start', { withTimezone: true, mode: 'string' }).notNull(),
-  count: integer('count').notNull(),
-});

@@ -1,4 +1,4 @@
-/** Tables shared by both services' plumbing: the durable job queue and the ordering sequence. */
+/** Tables shared by both services' plumbing: the durable job queue, MCP sessions, rate-limit counters and the ordering sequence. */
 import { sql } from 'drizzle-orm';
 import { bigserial, index, integer, jsonb, pgSequence, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
@@ -44,3 +44,17 @@ export const mcpSessions = pgTable('mcp_sessions', {
   lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
   endedAt: timestamp('ended_at', { withTimezone: true, mode: 'string' }),
 });
+
+/**
+ * Fixed-window rate-limit counters (rate-limit.ts), shared by every process (DESIGN section 6). A row whose
+ * `resets_at` has passed counts as a fresh window and may be deleted by housekeeping.
+ */
+export const rateLimits = pgTable(
+  'rate_limits',
+  {
+    key: text('key').primaryKey(),
+    count: integer('count').notNull(),
+    resetsAt: timestamp('resets_at', { withTimezone: true, mode: 'string' }).notNull(),
+  },
+  (table) => [index('rate_limits_resets_at_idx').on(table.resetsAt)],
+);

@@ -57,6 +57,8 @@ export async function startOrg(engine: Engine, options: StartOrgOptions = {}): P
     dataDir,
     admin: { email: OWNER.email, password: OWNER.password },
     cimdAllowLoopback: false,
+    // Every test client registers from 127.0.0.1; registration-limit.test.ts checks the real default.
+    registrationsPerHour: 10_000,
     llm: {},
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...options.config,

@@ -1,16 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countAttempt, resetAttempts } from '../../src/org/rate-limit.js';
-import type { Database } from '../../src/platform/database.js';
-import { engines } from '../helpers/databases.js';
-import { openOrgDatabase } from '../helpers/org.js';
+import { openDatabase, type Database } from '../../src/platform/database.js';
+import { countAttempt, deletePassedWindows, resetAttempts } from '../../src/platform/rate-limit.js';
+import { rateLimits } from '../../src/platform/schema.js';
+import { engines, testDatabase, type TestDatabase } from '../helpers/databases.js';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(engines)('rate-limit counters on %s', (engine) => {
+  let scratch: TestDatabase;
   let database: Database;
-  let close: () => Promise<void>;
   beforeAll(async () => {
-    ({ database, close } = await openOrgDatabase(engine));
+    scratch = testDatabase(engine);
+    database = await openDatabase(scratch.config);
   });
-  afterAll(() => close());
+  afterAll(async () => {
+    await database.close();
+    await scratch.drop();
+  });
 
   it('allows up to the limit in a window, then refuses with the seconds left', async () => {
     const limit = { limit: 3, windowSeconds: 60 };
@@ -31,7 +37,7 @@ describe.each(engines)('rate-limit counters on %s', (engine) => {
     const limit = { limit: 1, windowSeconds: 1 };
     expect((await countAttempt(database.db, 'k3', limit)).allowed).toBe(true);
     expect((await countAttempt(database.db, 'k3', limit)).allowed).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await pause(1100);
     expect((await countAttempt(database.db, 'k3', limit)).allowed).toBe(true);
   });
 
@@ -40,5 +46,15 @@ describe.each(engines)('rate-limit counters on %s', (engine) => {
     await countAttempt(database.db, 'k4', limit);
     await resetAttempts(database.db, 'k4');
     expect((await countAttempt(database.db, 'k4', limit)).allowed).toBe(true);
+  });
+
+  it('deletes only the counters whose window has passed', async () => {
+    await countAttempt(database.db, 'short', { limit: 5, windowSeconds: 1 });
+    await countAttempt(database.db, 'long', { limit: 5, windowSeconds: 3600 });
+    await pause(1100);
+    expect(await deletePassedWindows(database.db)).toBeGreaterThanOrEqual(1);
+    const keys = (await database.db.select({ key: rateLimits.key }).from(rateLimits)).map((row) => row.key);
+    expect(keys).not.toContain('short');
+    expect(keys).toContain('long');
   });
 });

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { authenticate, normalizeEmail } from '../people.js';
-import { countAttempt, resetAttempts, type RateLimit } from '../rate-limit.js';
+import { countAttempt, resetAttempts, type RateLimit } from '../../platform/rate-limit.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { html } from './html.js';
 import { formField, sendCsrfFailure, sendPage, type WebContext } from './respond.js';
