@@ -6,9 +6,11 @@ import { sql } from 'drizzle-orm';
 import type { OrgConfig } from '../config.js';
 import { openDatabase, type Database } from '../platform/database.js';
 import { createHttpServer, type HttpServer } from '../platform/http.js';
+import { startJobWorker } from '../platform/jobs.js';
 import { registerAuthRoutes } from '../auth/routes.js';
 import { bootstrapOrganization } from './bootstrap.js';
 import type { OrgContext } from './context.js';
+import { ensureHousekeepingScheduled, HOUSEKEEPING_JOB, housekeepingJob } from './housekeeping.js';
 import { registerOrgMcp } from './mcp/server.js';
 import type { OrgTool } from './mcp/tools.js';
 import { registerWebPages } from './web/index.js';
@@ -29,13 +31,15 @@ export interface OrgServiceOptions {
 export async function createOrgService(config: OrgConfig, options: OrgServiceOptions = {}): Promise<OrgService> {
   const app = createHttpServer({ service: 'org', logLevel: config.logLevel });
   const database = await openDatabase(config.database);
-  const ctx: OrgContext = { config, database, db: database.db, log: app.log };
   try {
     await bootstrapOrganization(database.db, config, app.log);
+    await ensureHousekeepingScheduled(database.db);
   } catch (error) {
     await database.close();
     throw error;
   }
+  const ctx = { config, database, db: database.db, log: app.log } as OrgContext;
+  ctx.jobs = startJobWorker(database, { handlers: { [HOUSEKEEPING_JOB]: housekeepingJob(ctx) }, log: app.log });
 
   app.get('/health', async (_request, reply) => {
     const ok = await database.db.execute(sql`SELECT 1`).then(() => true, () => false);
@@ -46,7 +50,10 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   await registerWebPages(app, ctx);
   registerOrgMcp(app, ctx, options.mcpTools);
 
-  app.addHook('onClose', () => database.close());
+  app.addHook('onClose', async () => {
+    await ctx.jobs.stop();
+    await database.close();
+  });
   return {
     app,
     database,

@@ -15,6 +15,11 @@ export interface EnqueueOptions {
   runAt?: Date | string;
   /** A pending job with the same key is replaced (its time and payload updated) instead of duplicated. */
   key?: string;
+  /**
+   * With `key`: a pending job with that key is kept as it is instead of replaced, and only one that failed
+   * for good is started again (a periodic job ensured at every start keeps its schedule).
+   */
+  keepPending?: boolean;
   maxAttempts?: number;
 }
 
@@ -36,6 +41,7 @@ export async function enqueueJob(
     .onConflictDoUpdate({
       target: jobs.key,
       set: { kind, payload, runAt: values.runAt, attempts: 0, failedAt: null, lastError: null, lockedUntil: null },
+      ...(options.keepPending ? { where: sql`${jobs.failedAt} IS NOT NULL` } : {}),
     });
 }
 

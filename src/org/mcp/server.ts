@@ -24,6 +24,8 @@ import { buildOrgToolRegistry, type OrgPrincipal, type OrgTool, type OrgToolRegi
 export const ORG_MCP_INFO = { name: 'atrium-org', version: '1.0.0' } as const;
 export const ORG_MCP_PROTOCOL = '2025-06-18';
 export const ORG_MCP_PATH = '/mcp';
+/** The org endpoint's rows in the shared MCP session table. */
+export const ORG_MCP_SESSION_SCOPE = 'org';
 /** Spec 8. */
 const MAX_BATCH_LENGTH = 25;
 
@@ -56,7 +58,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, tools: readonly
     registerMcpEndpoint<OrgPrincipal>(scope, {
       path: ORG_MCP_PATH,
       db: ctx.db,
-      sessionScope: 'org',
+      sessionScope: ORG_MCP_SESSION_SCOPE,
       serverInfo: { ...ORG_MCP_INFO },
       capabilities: { tools: {} },
       protocolVersions: [ORG_MCP_PROTOCOL],

@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Queryable } from '../../platform/database.js';
 import type { OrgContext } from '../context.js';
 import { getPerson, type Person } from '../people.js';
 import { webSessions } from '../schema.js';
@@ -40,9 +41,13 @@ export async function startSession(ctx: OrgContext, reply: FastifyReply, personI
     personId,
     expiresAt: sql`now() + make_interval(secs => ${SESSION_SECONDS})`,
   });
-  // Expired rows of anyone are swept on sign-in, which keeps the table small without a job.
-  await ctx.db.delete(webSessions).where(lte(webSessions.expiresAt, sql`now()`));
   reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(ctx), maxAge: SESSION_SECONDS });
+}
+
+/** Deletes expired sessions (the housekeeping job); an expired one already opens nothing. */
+export async function deleteExpiredWebSessions(db: Queryable): Promise<number> {
+  const deleted = await db.delete(webSessions).where(lte(webSessions.expiresAt, sql`now()`)).returning({ id: webSessions.id });
+  return deleted.length;
 }
 
 /** The session of this request, or null when the cookie is missing, tampered with, unknown or expired. */

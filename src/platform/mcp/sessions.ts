@@ -4,7 +4,7 @@
  * transport stateless and keep the session here instead.
  */
 import { randomBytes } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, lt, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../database.js';
 import { mcpSessions } from '../schema.js';
 import { toIso } from '../time.js';
@@ -79,6 +79,19 @@ export async function touchSession(db: Queryable, session: McpSession, everyMs =
   if (Date.now() - Date.parse(session.lastSeenAt) < everyMs) return;
   session.lastSeenAt = new Date().toISOString();
   await db.update(mcpSessions).set({ lastSeenAt: sql`now()` }).where(eq(mcpSessions.id, session.id));
+}
+
+/**
+ * Deletes the server's sessions that ended, or saw no request, more than `idleSeconds` ago (housekeeping).
+ * A client presenting a deleted session's id gets 404 and initializes a new session (MCP transport spec).
+ */
+export async function deleteStaleSessions(db: Queryable, server: string, idleSeconds: number): Promise<number> {
+  const cutoff = sql`now() - make_interval(secs => ${idleSeconds})`;
+  const deleted = await db
+    .delete(mcpSessions)
+    .where(and(eq(mcpSessions.server, server), or(lt(mcpSessions.lastSeenAt, cutoff), lt(mcpSessions.endedAt, cutoff))))
+    .returning({ id: mcpSessions.id });
+  return deleted.length;
 }
 
 function toSession(row: typeof mcpSessions.$inferSelect): McpSession {
