@@ -14,11 +14,12 @@ import type { HttpServer } from '../../platform/http.js';
 import { sendError, toAppError } from '../../platform/http.js';
 import { registerMcpEndpoint, type McpCall } from '../../platform/mcp/endpoint.js';
 import { allowedHostnames } from '../../platform/mcp/host-guard.js';
+import { buildMcpToolRegistry } from '../../platform/mcp/tools.js';
 import type { OrgContext } from '../context.js';
 import { authenticateBearer, BearerRefusal } from './bearer.js';
 import { contextTools } from './context-tools.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
-import { buildOrgToolRegistry, type OrgPrincipal, type OrgTool, type OrgToolRegistry } from './tools.js';
+import type { OrgPrincipal, OrgTool, OrgToolCall, OrgToolRegistry } from './tools.js';
 
 /** Spec 9 and DESIGN 4.3. */
 export const ORG_MCP_INFO = { name: 'atrium-org', version: '1.0.0' } as const;
@@ -33,7 +34,7 @@ const MAX_BATCH_LENGTH = 25;
 export const orgTools: readonly OrgTool[] = [...contextTools];
 
 export function registerOrgMcp(app: HttpServer, ctx: OrgContext, tools: readonly OrgTool[] = orgTools): void {
-  const registry = buildOrgToolRegistry(tools, ctx.log);
+  const registry: OrgToolRegistry = buildMcpToolRegistry<OrgToolCall, OrgTool>(tools, ctx.log);
   const principals = new WeakMap<object, OrgPrincipal>();
 
   app.register(async (scope) => {
@@ -49,7 +50,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, tools: readonly
       const messages = parseJson(request.body);
       // Unparsable bodies and oversized batches are the endpoint's to refuse (400, 413).
       if (messages === undefined || (Array.isArray(messages) && messages.length > MAX_BATCH_LENGTH)) return;
-      const missing = findMissingScope(messages, principal.scopes, registry.scopeOf);
+      const missing = findMissingScope(messages, principal.scopes, (tool) => registry.find(tool)?.scope);
       if (!missing) return;
       const answer = insufficientScopeAnswer(missing, resourceMetadataUrl(ctx.config));
       return reply.code(answer.status).headers(answer.headers).send(answer.body);
