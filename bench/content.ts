@@ -240,7 +240,9 @@ function statusSummary(result: LoadResult, expected: number): string {
 }
 
 function renderReport(runs: EngineRun[], machine: string, loadAtEnd: number): string {
-  const command = ['npm run bench:content', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
+  const quote = (arg: string) => (/^[\w,./:=-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`);
+  const given = process.argv.slice(2).map(quote);
+  const command = ['npm run bench:content', ...(given.length ? ['--', ...given] : [])].join(' ');
   const lines: string[] = [
     '## Content service REST API',
     '',
