@@ -19,6 +19,7 @@ import { recordActivity } from './activity.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
 import { slugify, slugSchema } from './slugs.js';
+import { writeContent } from './write.js';
 
 export const ASSET_TYPES = ['inline', 'og'] as const;
 export type AssetType = (typeof ASSET_TYPES)[number];
@@ -174,7 +175,8 @@ export async function storeUpload(
   const target = path.join(ctx.config.assetDir, key);
   await mkdir(path.dirname(target), { recursive: true });
   // The file moves inside the transaction: a failed log entry leaves no file, a failed move no entry.
-  await ctx.db.transaction(async (tx) => {
+  await writeContent(ctx, 'asset', async (tx, changed) => {
+    changed(key);
     await recordActivity(tx, actor, {
       resource: 'asset',
       resourceId: key,
@@ -218,7 +220,8 @@ export async function deleteAsset(ctx: ContentContext, key: string, actor: Actor
   const isFile = handle ? (await handle.stat()).isFile() : false;
   await handle?.close();
   if (!isFile) throw contentErrors.notFound('asset', key);
-  await ctx.db.transaction(async (tx) => {
+  await writeContent(ctx, 'asset', async (tx, changed) => {
+    changed(key);
     await recordActivity(tx, actor, { resource: 'asset', resourceId: key, action: 'deleted', summary: `deleted ${key}` });
     await unlink(file).catch((error: NodeJS.ErrnoException) => {
       throw error.code === 'ENOENT' ? contentErrors.notFound('asset', key) : error;

@@ -21,9 +21,11 @@ import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
 import { isoDate, limitField } from './fields.js';
+import { cachedRead } from './read-cache.js';
 import { requestRevalidation } from './revalidation.js';
 import { blogPosts, type BLOG_STATUSES } from './schema.js';
 import { slugify, slugSchema, uniqueSlug } from './slugs.js';
+import { writeContent } from './write.js';
 
 export type BlogStatus = (typeof BLOG_STATUSES)[number];
 
@@ -157,15 +159,19 @@ function forThePublic<T extends BlogPostSummary>(post: T): T {
 /** Published posts, newest first (spec 4.4); `total` counts every published post matching the tag. */
 export async function listPublishedPosts(ctx: ContentContext, input: ListPostsInput = {}): Promise<PostPage> {
   const query = listPostsInput.parse(input);
-  const matching = and(eq(blogPosts.status, 'published'), query.tag ? arrayContains(blogPosts.tags, [query.tag]) : undefined);
-  const page = await pageOf(ctx, matching, 'publishedAt', query);
-  return { ...page, posts: page.posts.map(forThePublic) };
+  return cachedRead(ctx, 'blog', `published:${JSON.stringify([query.limit, query.tag, query.cursor])}`, async () => {
+    const matching = and(eq(blogPosts.status, 'published'), query.tag ? arrayContains(blogPosts.tags, [query.tag]) : undefined);
+    const page = await pageOf(ctx, matching, 'publishedAt', query);
+    return { ...page, posts: page.posts.map(forThePublic) };
+  });
 }
 
 /** Posts not yet public: draft, review and scheduled, newest created first. */
 export async function listDraftPosts(ctx: ContentContext, input: ListDraftPostsInput = {}): Promise<PostPage> {
   const query = listDraftPostsInput.parse(input);
-  return pageOf(ctx, inArray(blogPosts.status, ['draft', 'review', 'scheduled']), 'createdAt', query);
+  return cachedRead(ctx, 'blog', `drafts:${JSON.stringify([query.limit, query.cursor])}`, () =>
+    pageOf(ctx, inArray(blogPosts.status, ['draft', 'review', 'scheduled']), 'createdAt', query),
+  );
 }
 
 /**
@@ -202,9 +208,12 @@ async function pageOf(
 
 /** A published post; with `include_drafts` (REST `preview`, authenticated callers only) a post in any state. */
 export async function getPost(ctx: ContentContext, slug: string, options: { include_drafts?: boolean } = {}): Promise<BlogPost> {
-  const [row] = await ctx.db.select().from(blogPosts).where(eq(blogPosts.slug, slug)).limit(1);
-  if (!row || (row.status !== 'published' && !options.include_drafts)) throw contentErrors.notFound('blog post', slug);
-  return options.include_drafts ? toPost(row) : forThePublic(toPost(row));
+  const includeDrafts = options.include_drafts ?? false;
+  return cachedRead(ctx, 'blog', `post:${includeDrafts ? 'any' : 'published'}:${slug}`, async () => {
+    const [row] = await ctx.db.select().from(blogPosts).where(eq(blogPosts.slug, slug)).limit(1);
+    if (!row || (row.status !== 'published' && !includeDrafts)) throw contentErrors.notFound('blog post', slug);
+    return includeDrafts ? toPost(row) : forThePublic(toPost(row));
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -213,7 +222,7 @@ export async function getPost(ctx: ContentContext, slug: string, options: { incl
 export async function createPost(ctx: ContentContext, input: CreatePostInput, actor: Actor): Promise<BlogPost> {
   const data = createPostInput.parse(input);
   const published = data.status === 'published';
-  const post = await ctx.db.transaction(async (tx) => {
+  const post = await writeContent(ctx, 'blog', async (tx, changed) => {
     const row = await insertWithSlug(tx, data.slug, data.title, (slug) =>
       tx
         .insert(blogPosts)
@@ -233,6 +242,7 @@ export async function createPost(ctx: ContentContext, input: CreatePostInput, ac
         .returning()
         .then((rows) => rows[0]),
     );
+    changed(row.slug);
     await recordActivity(tx, actor, {
       resource: 'blog',
       resourceId: row.slug,
@@ -254,12 +264,13 @@ export async function updatePost(ctx: ContentContext, slug: string, input: Updat
   if (UPDATABLE_FIELDS.every((field) => data[field] === undefined)) {
     throw contentErrors.invalidRequest(`nothing to update: give any of ${UPDATABLE_FIELDS.join(', ')}`);
   }
-  const result = await ctx.db.transaction(async (tx) => {
+  const result = await writeContent(ctx, 'blog', async (tx, changed) => {
     const before = toPost(await lockPost(tx, slug));
     const after: BlogPost = { ...before };
     for (const field of UPDATABLE_FIELDS) if (data[field] !== undefined) Object.assign(after, { [field]: data[field] });
     const changes = diffChanges(before, after, UPDATABLE_FIELDS);
     if (Object.keys(changes).length === 0) return { post: before, revalidated: false };
+    changed(slug);
     const [row] = await tx
       .update(blogPosts)
       .set({
@@ -307,20 +318,22 @@ export function submitProblems(post: Pick<BlogPost, 'title' | 'description' | 'c
 
 /** Spec 3.1: draft → review, only when the post passes submit validation (422 listing every failure). */
 export async function submitPost(ctx: ContentContext, slug: string, actor: Actor): Promise<BlogPost> {
-  return ctx.db.transaction(async (tx) => {
+  return writeContent(ctx, 'blog', async (tx, changed) => {
     const row = await lockPost(tx, slug);
     if (row.status !== 'draft') throw contentErrors.invalidState(`only a draft can be submitted; this post is ${row.status}`, row.status);
     const problems = submitProblems(toPost(row));
     if (problems.length > 0) throw contentErrors.validationFailed(problems);
+    changed(slug);
     return moveStatus(tx, row, 'review', actor, { action: 'status_changed', summary: `submitted "${row.title}" for review` });
   });
 }
 
 /** Spec 3.1: review → published; approving a post that is not in review is refused. */
 export async function approvePost(ctx: ContentContext, slug: string, actor: Actor): Promise<BlogPost> {
-  const post = await ctx.db.transaction(async (tx) => {
+  const post = await writeContent(ctx, 'blog', async (tx, changed) => {
     const row = await lockPost(tx, slug);
     if (row.status !== 'review') throw contentErrors.invalidState(`only a post in review can be approved; this post is ${row.status}`, row.status);
+    changed(slug);
     return publishRow(ctx, tx, row, actor, `approved and published "${row.title}"`);
   });
   ctx.jobs.wake();
@@ -329,9 +342,10 @@ export async function approvePost(ctx: ContentContext, slug: string, actor: Acto
 
 /** Spec 3.1: any state → published, skipping review. An already published post is returned unchanged. */
 export async function publishPost(ctx: ContentContext, slug: string, actor: Actor): Promise<BlogPost> {
-  const result = await ctx.db.transaction(async (tx) => {
+  const result = await writeContent(ctx, 'blog', async (tx, changed) => {
     const row = await lockPost(tx, slug);
     if (row.status === 'published') return { post: toPost(row), changed: false };
+    changed(slug);
     // Publishing by hand overtakes a schedule: its job has nothing left to do.
     if (row.status === 'scheduled') await cancelJob(tx, publishJobKey(row.id));
     return { post: await publishRow(ctx, tx, row, actor, `published "${row.title}"`), changed: true };
@@ -342,9 +356,10 @@ export async function publishPost(ctx: ContentContext, slug: string, actor: Acto
 
 /** Spec 3.1: published → archived; archiving anything else is refused. The site drops the page. */
 export async function archivePost(ctx: ContentContext, slug: string, actor: Actor): Promise<BlogPost> {
-  const post = await ctx.db.transaction(async (tx) => {
+  const post = await writeContent(ctx, 'blog', async (tx, changed) => {
     const row = await lockPost(tx, slug);
     if (row.status !== 'published') throw contentErrors.invalidState(`only a published post can be archived; this post is ${row.status}`, row.status);
+    changed(slug);
     const archived = await moveStatus(tx, row, 'archived', actor, { action: 'archived', summary: `archived "${row.title}"` });
     await requestRevalidation(ctx, tx, { type: 'blog', slug });
     return archived;
@@ -355,9 +370,10 @@ export async function archivePost(ctx: ContentContext, slug: string, actor: Acto
 
 /** Spec 3.1: hard delete of drafts only; review, scheduled, published and archived posts are refused. */
 export async function deletePost(ctx: ContentContext, slug: string, actor: Actor): Promise<{ slug: string; deleted: true }> {
-  return ctx.db.transaction(async (tx) => {
+  return writeContent(ctx, 'blog', async (tx, changed) => {
     const row = await lockPost(tx, slug);
     if (row.status !== 'draft') throw contentErrors.invalidState(`only a draft can be deleted; this post is ${row.status}`, row.status);
+    changed(slug);
     await tx.delete(blogPosts).where(eq(blogPosts.id, row.id));
     await recordActivity(tx, actor, { resource: 'blog', resourceId: slug, action: 'deleted', summary: `deleted draft "${row.title}"` });
     return { slug, deleted: true as const };
@@ -374,11 +390,12 @@ export async function schedulePost(ctx: ContentContext, slug: string, input: Sch
   if (publishAt.getTime() <= Date.now()) {
     throw contentErrors.invalidRequest('publish_at must be in the future', { issues: [{ field: 'body.publish_at', message: 'must be in the future' }] });
   }
-  return ctx.db.transaction(async (tx) => {
+  return writeContent(ctx, 'blog', async (tx, changed) => {
     const row = await lockPost(tx, slug);
     if (row.status !== 'draft' && row.status !== 'review') {
       throw contentErrors.invalidState(`only a draft or a post in review can be scheduled; this post is ${row.status}`, row.status);
     }
+    changed(slug);
     const [scheduled] = await tx
       .update(blogPosts)
       .set({ status: 'scheduled', publishAt: publishAt.toISOString(), updatedAt: sql`now()` })
@@ -403,13 +420,14 @@ export async function schedulePost(ctx: ContentContext, slug: string, input: Sch
  * records nothing.
  */
 export async function publishDuePost(ctx: ContentContext, postId: number): Promise<boolean> {
-  const published = await ctx.db.transaction(async (tx) => {
+  const published = await writeContent(ctx, 'blog', async (tx, changed) => {
     const [row] = await tx
       .update(blogPosts)
       .set({ status: 'published', publishedAt: firstPublishedAt(), updatedAt: sql`now()` })
       .where(and(eq(blogPosts.id, postId), eq(blogPosts.status, 'scheduled'), sql`${blogPosts.publishAt} <= now()`))
       .returning();
     if (!row) return false;
+    changed(row.slug);
     await recordActivity(tx, SCHEDULER_ACTOR, {
       resource: 'blog',
       resourceId: row.slug,

@@ -19,9 +19,11 @@ import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
 import { isoDate, limitField } from './fields.js';
+import { cachedRead } from './read-cache.js';
 import { requestRevalidation } from './revalidation.js';
 import { CHANGELOG_TYPES, changelogEntries, type CHANGELOG_STATUSES } from './schema.js';
 import { slugSchema, uniqueSlug } from './slugs.js';
+import { writeContent, type Changed } from './write.js';
 
 export type ChangelogStatus = (typeof CHANGELOG_STATUSES)[number];
 export type ChangelogType = (typeof CHANGELOG_TYPES)[number];
@@ -140,13 +142,17 @@ export function versionSlug(version: string): string {
 export async function listPublishedEntries(ctx: ContentContext, input: ListEntriesInput = {}): Promise<EntryPage> {
   const query = listEntriesInput.parse(input);
   const matching = and(eq(changelogEntries.status, 'published'), query.type ? eq(changelogEntries.type, query.type) : undefined);
-  return pageOf(ctx, matching, 'publishedAt', query);
+  return cachedRead(ctx, 'changelog', `published:${JSON.stringify([query.limit, query.type, query.cursor])}`, () =>
+    pageOf(ctx, matching, 'publishedAt', query),
+  );
 }
 
 /** Entries not yet public (draft and review), newest created first. */
 export async function listDraftEntries(ctx: ContentContext, input: ListDraftEntriesInput = {}): Promise<EntryPage> {
   const query = listDraftEntriesInput.parse(input);
-  return pageOf(ctx, inArray(changelogEntries.status, ['draft', 'review']), 'createdAt', query);
+  return cachedRead(ctx, 'changelog', `drafts:${JSON.stringify([query.limit, query.cursor])}`, () =>
+    pageOf(ctx, inArray(changelogEntries.status, ['draft', 'review']), 'createdAt', query),
+  );
 }
 
 /** One page ordered by a unique `orderedNow()` timestamp; the next page is strictly older than the cursor. */
@@ -179,9 +185,12 @@ async function pageOf(
 
 /** A published entry by slug or version; with `include_drafts` (authenticated preview) one in any state. */
 export async function getEntry(ctx: ContentContext, identifier: string, options: { include_drafts?: boolean } = {}): Promise<ChangelogEntry> {
-  const [row] = await ctx.db.select().from(changelogEntries).where(byIdentifier(identifier)).limit(1);
-  if (!row || (row.status !== 'published' && !options.include_drafts)) throw contentErrors.notFound('changelog entry', identifier);
-  return toEntry(row);
+  const includeDrafts = options.include_drafts ?? false;
+  return cachedRead(ctx, 'changelog', `entry:${includeDrafts ? 'any' : 'published'}:${identifier}`, async () => {
+    const [row] = await ctx.db.select().from(changelogEntries).where(byIdentifier(identifier)).limit(1);
+    if (!row || (row.status !== 'published' && !includeDrafts)) throw contentErrors.notFound('changelog entry', identifier);
+    return toEntry(row);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -191,7 +200,7 @@ export async function createEntry(ctx: ContentContext, input: CreateEntryInput, 
   const data = createEntryInput.parse(input);
   if (data.slug && RESERVED_SLUGS.has(data.slug)) throw contentErrors.conflict(`slug '${data.slug}' is reserved`, 'slug');
   const published = data.status === 'published';
-  const entry = await ctx.db.transaction(async (tx) => {
+  const entry = await writeContent(ctx, 'changelog', async (tx, changed) => {
     const insert = (slug: string) =>
       tx
         .insert(changelogEntries)
@@ -223,6 +232,7 @@ export async function createEntry(ctx: ContentContext, input: CreateEntryInput, 
         throw contentErrors.conflict(`slug '${data.slug}' is already taken`, 'slug');
       }
     }
+    changed(row.slug);
     await recordActivity(tx, actor, {
       resource: 'changelog',
       resourceId: row.slug,
@@ -244,12 +254,13 @@ export async function updateEntry(ctx: ContentContext, identifier: string, input
   if (UPDATABLE_FIELDS.every((field) => data[field] === undefined)) {
     throw contentErrors.invalidRequest(`nothing to update: give any of ${UPDATABLE_FIELDS.join(', ')}`);
   }
-  const result = await ctx.db.transaction(async (tx) => {
+  const result = await writeContent(ctx, 'changelog', async (tx, changed) => {
     const before = toEntry(await lockEntry(tx, identifier));
     const after: ChangelogEntry = { ...before };
     for (const field of UPDATABLE_FIELDS) if (data[field] !== undefined) Object.assign(after, { [field]: data[field] });
     const changes = diffChanges(before, after, UPDATABLE_FIELDS);
     if (Object.keys(changes).length === 0) return { entry: before, revalidated: false };
+    changed(before.slug);
     const [row] = await tx
       .update(changelogEntries)
       .set({
@@ -288,21 +299,22 @@ export function submitProblems(entry: Pick<ChangelogEntry, 'title' | 'content' |
 
 /** Spec 3.2: draft → review, when the entry passes submit validation (422 listing every failure). */
 export async function submitEntry(ctx: ContentContext, identifier: string, actor: Actor): Promise<ChangelogEntry> {
-  return ctx.db.transaction(async (tx) => submitRow(tx, await lockEntry(tx, identifier), actor));
+  return writeContent(ctx, 'changelog', async (tx, changed) => submitRow(tx, await lockEntry(tx, identifier), actor, changed));
 }
 
 /** Spec 3.2: review → published; an entry that is not in review is refused. */
 export async function approveEntry(ctx: ContentContext, identifier: string, actor: Actor): Promise<ChangelogEntry> {
-  const entry = await ctx.db.transaction(async (tx) => approveRow(ctx, tx, await lockEntry(tx, identifier), actor));
+  const entry = await writeContent(ctx, 'changelog', async (tx, changed) => approveRow(ctx, tx, await lockEntry(tx, identifier), actor, changed));
   ctx.jobs.wake();
   return entry;
 }
 
 /** Spec 3.2: any state → published directly. An already published entry is returned unchanged. */
 export async function publishEntry(ctx: ContentContext, identifier: string, actor: Actor): Promise<ChangelogEntry> {
-  const result = await ctx.db.transaction(async (tx) => {
+  const result = await writeContent(ctx, 'changelog', async (tx, changed) => {
     const row = await lockEntry(tx, identifier);
     if (row.status === 'published') return { entry: toEntry(row), changed: false };
+    changed(row.slug);
     return { entry: await publishRow(ctx, tx, row, actor, `published changelog entry ${row.version}`), changed: true };
   });
   if (result.changed) ctx.jobs.wake();
@@ -320,11 +332,11 @@ export async function setEntryStatus(
   status: z.infer<typeof entryStatusInput>,
   actor: Actor,
 ): Promise<ChangelogEntry> {
-  const result = await ctx.db.transaction(async (tx) => {
+  const result = await writeContent(ctx, 'changelog', async (tx, changed) => {
     const row = await lockEntry(tx, identifier);
     if (row.status === status) return { entry: toEntry(row), published: false };
-    if (status === 'review') return { entry: await submitRow(tx, row, actor), published: false };
-    if (status === 'published') return { entry: await approveRow(ctx, tx, row, actor), published: true };
+    if (status === 'review') return { entry: await submitRow(tx, row, actor, changed), published: false };
+    if (status === 'published') return { entry: await approveRow(ctx, tx, row, actor, changed), published: true };
     throw contentErrors.invalidState(`a changelog entry cannot move from ${row.status} back to ${status}`, row.status);
   });
   if (result.published) ctx.jobs.wake();
@@ -333,9 +345,10 @@ export async function setEntryStatus(
 
 /** Spec 3.2: hard delete of drafts only; entries in review or published are refused. */
 export async function deleteEntry(ctx: ContentContext, identifier: string, actor: Actor): Promise<{ slug: string; version: string; deleted: true }> {
-  return ctx.db.transaction(async (tx) => {
+  return writeContent(ctx, 'changelog', async (tx, changed) => {
     const row = await lockEntry(tx, identifier);
     if (row.status !== 'draft') throw contentErrors.invalidState(`only a draft can be deleted; this entry is ${row.status}`, row.status);
+    changed(row.slug);
     await tx.delete(changelogEntries).where(eq(changelogEntries.id, row.id));
     await recordActivity(tx, actor, {
       resource: 'changelog',
@@ -367,17 +380,19 @@ async function lockEntry(tx: Tx, identifier: string): Promise<EntryRow> {
   return row;
 }
 
-async function submitRow(tx: Tx, row: EntryRow, actor: Actor): Promise<ChangelogEntry> {
+async function submitRow(tx: Tx, row: EntryRow, actor: Actor, changed: Changed): Promise<ChangelogEntry> {
   if (row.status !== 'draft') throw contentErrors.invalidState(`only a draft can be submitted; this entry is ${row.status}`, row.status);
   const problems = submitProblems(row);
   if (problems.length > 0) throw contentErrors.validationFailed(problems);
+  changed(row.slug);
   return moveStatus(tx, row, 'review', actor, { action: 'status_changed', summary: `submitted changelog entry ${row.version} for review` });
 }
 
-async function approveRow(ctx: ContentContext, tx: Tx, row: EntryRow, actor: Actor): Promise<ChangelogEntry> {
+async function approveRow(ctx: ContentContext, tx: Tx, row: EntryRow, actor: Actor, changed: Changed): Promise<ChangelogEntry> {
   if (row.status !== 'review') {
     throw contentErrors.invalidState(`only an entry in review can be approved; this entry is ${row.status}`, row.status);
   }
+  changed(row.slug);
   return publishRow(ctx, tx, row, actor, `approved and published changelog entry ${row.version}`);
 }
 

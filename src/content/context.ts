@@ -1,7 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ContentConfig } from '../config.js';
+import type { Change, ChangeFeed } from '../platform/changes.js';
 import type { Database, Db } from '../platform/database.js';
 import type { JobHandler, JobWorker } from '../platform/jobs.js';
+import type { ContentReads } from './read-cache.js';
 
 /** Everything a content domain function, REST route or MCP tool may need, built once per service. */
 export interface ContentContext {
@@ -12,6 +14,12 @@ export interface ContentContext {
   apiSecret: string;
   jobs: JobWorker;
   log: FastifyBaseLogger;
+  /** Content writes announce themselves here (write.ts); read caches listen. */
+  changes: ChangeFeed;
+  /** The domain read cache (read-cache.ts). */
+  reads: ContentReads;
+  /** Set inside `atomically` (mcp/atomically.ts): writes report their changes to the enclosing transaction. */
+  enclosingWrite?: (change: Change) => void;
 }
 
 /** Job kinds the content service runs, registered by the modules that own them. */

@@ -19,9 +19,11 @@ import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
 import { isoDate, limitField } from './fields.js';
+import { cachedRead } from './read-cache.js';
 import { requestRevalidation } from './revalidation.js';
 import { ROADMAP_CATEGORIES, ROADMAP_PRIORITIES, ROADMAP_STATUSES, roadmapItems } from './schema.js';
 import { slugify, slugSchema, uniqueSlug } from './slugs.js';
+import { writeContent, type Changed } from './write.js';
 
 export type RoadmapStatus = (typeof ROADMAP_STATUSES)[number];
 export type RoadmapCategory = (typeof ROADMAP_CATEGORIES)[number];
@@ -212,13 +214,16 @@ const TRACKED_FIELDS = [
 // Reads
 
 export async function getItem(ctx: ContentContext, slug: string, visibility: Visibility = {}): Promise<RoadmapItem> {
-  const [row] = await ctx.db
-    .select(itemColumns)
-    .from(roadmapItems)
-    .where(and(eq(roadmapItems.slug, slug), visibility.includeHidden ? undefined : eq(roadmapItems.public, true)))
-    .limit(1);
-  if (!row) throw notFound(slug);
-  return toItem(row);
+  const includeHidden = visibility.includeHidden ?? false;
+  return cachedRead(ctx, 'roadmap', `item:${includeHidden ? 'any' : 'public'}:${slug}`, async () => {
+    const [row] = await ctx.db
+      .select(itemColumns)
+      .from(roadmapItems)
+      .where(and(eq(roadmapItems.slug, slug), includeHidden ? undefined : eq(roadmapItems.public, true)))
+      .limit(1);
+    if (!row) throw notFound(slug);
+    return toItem(row);
+  });
 }
 
 export type StatusCounts = Record<RoadmapStatus, number>;
@@ -243,6 +248,11 @@ export interface ItemPage {
  * gains votes, is edited or is deleted between two pages.
  */
 export async function listItems(ctx: ContentContext, query: ListItemsQuery, visibility: Visibility = {}): Promise<ItemPage> {
+  const key = JSON.stringify([visibility.includeHidden ?? false, query.status, query.sort, query.category, query.quarter, query.limit, query.cursor]);
+  return cachedRead(ctx, 'roadmap', `list:${key}`, () => readItems(ctx, query, visibility));
+}
+
+async function readItems(ctx: ContentContext, query: ListItemsQuery, visibility: Visibility): Promise<ItemPage> {
   const position = query.cursor === undefined ? undefined : decodeCursor(query.sort, query.cursor);
   const scope = and(
     visibility.includeHidden ? undefined : eq(roadmapItems.public, true),
@@ -349,7 +359,7 @@ const RESERVED_SLUGS = new Set(['all', 'bulk']);
 
 export async function createItem(ctx: ContentContext, input: CreateItemInput, actor: Actor): Promise<RoadmapItem> {
   const item = await insertWithUniqueSlug(input, (slug) =>
-    ctx.db.transaction(async (tx) => {
+    writeContent(ctx, 'roadmap', async (tx, changed) => {
       const [row] = await tx
         .insert(roadmapItems)
         .values({
@@ -367,6 +377,7 @@ export async function createItem(ctx: ContentContext, input: CreateItemInput, ac
         })
         .returning(itemColumns);
       const created = toItem(row);
+      changed(created.slug);
       await recordActivity(tx, actor, {
         resource: 'roadmap',
         resourceId: created.slug,
@@ -408,10 +419,10 @@ export async function updateItem(ctx: ContentContext, slug: string, input: Updat
   if (Object.values(input).every((value) => value === undefined)) {
     throw contentErrors.invalidRequest('nothing to update: give any of title, description, summary, category, status, priority, quarter, public');
   }
-  const item = await ctx.db.transaction(async (tx) => {
+  const item = await writeContent(ctx, 'roadmap', async (tx, changed) => {
     const before = await lockItem(tx, slug);
     const action = input.status !== undefined && input.status !== before.status ? 'status_changed' : 'updated';
-    return applyChange(ctx, tx, actor, before, input, action);
+    return applyChange(ctx, tx, changed, actor, before, input, action);
   });
   ctx.jobs.wake();
   return toItem(item);
@@ -419,11 +430,11 @@ export async function updateItem(ctx: ContentContext, slug: string, input: Updat
 
 /** Spec 3.3: any status to shipped, recording `shipped_at`; shipping a shipped item keeps its date and may amend the note. */
 export async function shipItem(ctx: ContentContext, slug: string, input: ShipItemInput, actor: Actor): Promise<RoadmapItem> {
-  const item = await ctx.db.transaction(async (tx) => {
+  const item = await writeContent(ctx, 'roadmap', async (tx, changed) => {
     const before = await lockItem(tx, slug);
     const change = { status: 'shipped' as const, ship_note: input.note, changelog_version: input.changelog_version };
-    if (before.status === 'shipped') return applyChange(ctx, tx, actor, before, change, 'updated');
-    return applyChange(ctx, tx, actor, before, change, 'status_changed', `shipped roadmap item '${before.title}'`);
+    if (before.status === 'shipped') return applyChange(ctx, tx, changed, actor, before, change, 'updated');
+    return applyChange(ctx, tx, changed, actor, before, change, 'status_changed', `shipped roadmap item '${before.title}'`);
   });
   ctx.jobs.wake();
   return toItem(item);
@@ -436,7 +447,7 @@ export async function shipItem(ctx: ContentContext, slug: string, input: ShipIte
  * an item already holding the given values is left as it is, like any update that changes nothing.
  */
 export async function bulkUpdateItems(ctx: ContentContext, input: BulkUpdateInput, actor: Actor): Promise<{ items: RoadmapItem[] }> {
-  const items = await ctx.db.transaction(async (tx) => {
+  const items = await writeContent(ctx, 'roadmap', async (tx, changed) => {
     const slugs = input.items.map((item) => item.slug);
     // Locked in id order, so two overlapping bulk updates wait for each other instead of deadlocking.
     const rows = await tx
@@ -452,7 +463,7 @@ export async function bulkUpdateItems(ctx: ContentContext, input: BulkUpdateInpu
     const updated: RoadmapItem[] = [];
     for (const { slug, ...change } of input.items) {
       const summaryText = `bulk update of ${input.items.length} roadmap items: '${bySlug.get(slug)!.title}'`;
-      updated.push(toItem(await applyChange(ctx, tx, actor, bySlug.get(slug)!, change, 'bulk_updated', summaryText)));
+      updated.push(toItem(await applyChange(ctx, tx, changed, actor, bySlug.get(slug)!, change, 'bulk_updated', summaryText)));
     }
     return updated;
   });
@@ -462,11 +473,12 @@ export async function bulkUpdateItems(ctx: ContentContext, input: BulkUpdateInpu
 
 /** Spec 3.3 and 4.3 delete_roadmap_item: a shipped item is refused; the votes go with the item (FK cascade). */
 export async function deleteItem(ctx: ContentContext, slug: string, actor: Actor): Promise<{ slug: string; deleted: true }> {
-  await ctx.db.transaction(async (tx) => {
+  await writeContent(ctx, 'roadmap', async (tx, changed) => {
     const before = await lockItem(tx, slug);
     if (before.status === 'shipped') {
       throw contentErrors.invalidState(`roadmap item '${slug}' is shipped; a shipped item cannot be deleted`, before.status);
     }
+    changed(slug);
     await tx.delete(roadmapItems).where(eq(roadmapItems.id, before.id));
     await recordActivity(tx, actor, {
       resource: 'roadmap',
@@ -500,6 +512,7 @@ interface Change extends UpdateItemInput {
 async function applyChange(
   ctx: ContentContext,
   tx: Tx,
+  changed: Changed,
   actor: Actor,
   before: ItemRow,
   change: Change,
@@ -509,6 +522,7 @@ async function applyChange(
   const current = toItem(before);
   const alters = Object.entries(change).some(([field, value]) => value !== undefined && value !== current[field as keyof RoadmapItem]);
   if (!alters) return before;
+  changed(before.slug);
 
   const entering = change.status === 'shipped' && before.status !== 'shipped';
   const leaving = change.status !== undefined && change.status !== 'shipped' && before.status === 'shipped';

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import type { Queryable } from '../platform/database.js';
 import type { ContentContext } from './context.js';
 import { limitField } from './fields.js';
+import { cachedRead } from './read-cache.js';
 import { blogPosts, changelogEntries, roadmapItems } from './schema.js';
 
 export const SEARCH_TYPES = ['blog', 'changelog', 'roadmap'] as const;
@@ -52,6 +53,11 @@ export async function searchContent(
   options: SearchOptions = {},
 ): Promise<{ results: SearchResults }> {
   const includeHidden = options.includeHidden ?? false;
+  const key = JSON.stringify([includeHidden, input.type, input.limit, input.query]);
+  return cachedRead(ctx, 'search', key, () => searchAll(ctx, input, includeHidden));
+}
+
+async function searchAll(ctx: ContentContext, input: SearchInput, includeHidden: boolean): Promise<{ results: SearchResults }> {
   const search = async (type: SearchType): Promise<SearchResult[]> => {
     if (input.type !== 'all' && input.type !== type) return [];
     const rows = await searchQuery(ctx.db, type, input, { includeHidden });

@@ -4,12 +4,14 @@
  * revalidation retries.
  */
 import type { ContentConfig } from '../config.js';
+import { ChangeFeed } from '../platform/changes.js';
 import { openDatabase } from '../platform/database.js';
 import { createHttpServer, type HttpServer } from '../platform/http.js';
 import { startJobWorker } from '../platform/jobs.js';
 import { loadOrCreateSecret } from '../platform/secrets.js';
 import type { ContentContext } from './context.js';
 import { contentJobHandlers } from './jobs.js';
+import { createContentReads } from './read-cache.js';
 import { registerContentMcp } from './mcp/server.js';
 import { registerRestRoutes } from './rest/index.js';
 import { registerOpenApi } from './rest/openapi.js';
@@ -38,18 +40,21 @@ export async function createContentService(config: ContentConfig, options: Conte
     app.log.warn({ file: stored.file }, stored.created ? 'generated CONTENT_API_SECRET' : 'using generated CONTENT_API_SECRET');
   }
 
-  const ctx = { config, database, db: database.db, apiSecret, log: app.log } as ContentContext;
+  const changes = await ChangeFeed.open(database, { log: app.log });
+  const reads = createContentReads(changes);
+  const ctx = { config, database, db: database.db, apiSecret, log: app.log, changes, reads } as ContentContext;
   const handlers = Object.fromEntries(Object.entries(contentJobHandlers).map(([kind, make]) => [kind, make(ctx)]));
   ctx.jobs = startJobWorker(database, { handlers, log: app.log, pollMs: options.jobPollMs });
 
   // Both watch routes as they are declared, so they come first.
-  registerPublicCache(app);
+  registerPublicCache(app, changes, { kinds: ['blog', 'changelog', 'roadmap'] });
   await registerOpenApi(app, ctx);
   registerRestRoutes(app, ctx);
   registerContentMcp(app, ctx);
 
   app.addHook('onClose', async () => {
     await ctx.jobs.stop();
+    await changes.close();
     await database.close();
   });
 

@@ -15,6 +15,7 @@ import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
 import { databaseError } from './roadmap.js';
 import { roadmapItems, roadmapVotes } from './schema.js';
+import { writeContent, type Changed } from './write.js';
 
 export const voteInput = z.object({ voter_id: z.string().min(1).max(200).describe('who votes; one vote per voter per item') }).strict();
 export type VoteInput = z.infer<typeof voteInput>;
@@ -25,34 +26,38 @@ export interface VoteResult {
 }
 
 export async function castVote(ctx: ContentContext, slug: string, input: VoteInput): Promise<VoteResult> {
-  const votes = await inTransaction(ctx, slug, async (tx) => {
+  const votes = await inTransaction(ctx, slug, async (tx, changed) => {
     const itemId = await publicItemId(tx, slug);
     const inserted = await tx
       .insert(roadmapVotes)
       .values({ itemId, voterId: input.voter_id })
       .onConflictDoNothing()
       .returning({ itemId: roadmapVotes.itemId });
-    return inserted.length > 0 ? moveCount(tx, itemId, 1) : currentCount(tx, itemId);
+    if (inserted.length === 0) return currentCount(tx, itemId);
+    changed(slug);
+    return moveCount(tx, itemId, 1);
   });
   return { votes, voted: true };
 }
 
 export async function withdrawVote(ctx: ContentContext, slug: string, input: VoteInput): Promise<VoteResult> {
-  const votes = await inTransaction(ctx, slug, async (tx) => {
+  const votes = await inTransaction(ctx, slug, async (tx, changed) => {
     const itemId = await publicItemId(tx, slug);
     const deleted = await tx
       .delete(roadmapVotes)
       .where(and(eq(roadmapVotes.itemId, itemId), eq(roadmapVotes.voterId, input.voter_id)))
       .returning({ itemId: roadmapVotes.itemId });
-    return deleted.length > 0 ? moveCount(tx, itemId, -1) : currentCount(tx, itemId);
+    if (deleted.length === 0) return currentCount(tx, itemId);
+    changed(slug);
+    return moveCount(tx, itemId, -1);
   });
   return { votes, voted: false };
 }
 
 /** An item deleted between the lookup and the vote fails the foreign key: that is a 404 too. */
-async function inTransaction(ctx: ContentContext, slug: string, work: (tx: Tx) => Promise<number>): Promise<number> {
+async function inTransaction(ctx: ContentContext, slug: string, work: (tx: Tx, changed: Changed) => Promise<number>): Promise<number> {
   try {
-    return await ctx.db.transaction(work);
+    return await writeContent(ctx, 'roadmap', work);
   } catch (error) {
     if (databaseError(error)?.code === '23503') throw contentErrors.notFound('roadmap item', slug);
     throw error;

@@ -31,6 +31,21 @@ export interface Database {
   schema: string;
   /** Rows of a raw SQL statement, the same shape on both engines. */
   rows<T extends Record<string, unknown>>(query: ReturnType<typeof sql>): Promise<T[]>;
+  /**
+   * LISTENs on `channel` (an unquoted lower-case identifier) on a connection of its own: PGlite's in-process
+   * listener, or a dedicated `pg.Client`. `lost` is called at most once, after this resolved, when that
+   * connection fails; listen again to carry on. Used by the change feed (changes.ts).
+   */
+  listen(channel: string, handlers: ListenHandlers): Promise<Listening>;
+  close(): Promise<void>;
+}
+
+export interface ListenHandlers {
+  notify(payload: string): void;
+  lost(error: Error): void;
+}
+
+export interface Listening {
   close(): Promise<void>;
 }
 
@@ -62,6 +77,11 @@ async function openPglite(config: DatabaseConfig): Promise<Database> {
     engine: 'pglite',
     schema: config.schema,
     rows: async (query) => ((await db.execute(query)) as unknown as { rows: never[] }).rows,
+    // One in-process connection: notifications arrive as its transactions commit, and it is never lost.
+    async listen(channel, handlers) {
+      const unlisten = await client.listen(channel, handlers.notify);
+      return { close: () => unlisten() };
+    },
     close: () => client.close(),
   };
 }
@@ -79,7 +99,60 @@ async function openPostgres(url: string, schema: string, poolSize: number): Prom
     engine: 'postgres',
     schema,
     rows: async (query) => ((await db.execute(query)) as unknown as { rows: never[] }).rows,
+    listen: (channel, handlers) => listenPostgres(url, schema, channel, handlers),
     close: () => pool.end(),
+  };
+}
+
+/** How often an idle LISTEN connection proves it is alive, and how long it may take to answer. */
+const LISTEN_HEARTBEAT_MS = 10_000;
+const LISTEN_TIMEOUT_MS = 5_000;
+
+/**
+ * A dedicated connection outside the pool, since LISTEN belongs to a session. A connection that dies
+ * silently (a half-open TCP connection after a network failure) would hear nothing without saying so, so it
+ * runs a heartbeat query and counts a late answer as lost.
+ */
+async function listenPostgres(url: string, schema: string, channel: string, handlers: ListenHandlers): Promise<Listening> {
+  const client = new pg.Client({
+    connectionString: url,
+    keepAlive: true,
+    query_timeout: LISTEN_TIMEOUT_MS,
+    connectionTimeoutMillis: LISTEN_TIMEOUT_MS,
+    application_name: `atrium-changes:${schema}`,
+  });
+  let state: 'connecting' | 'open' | 'closed' = 'connecting';
+  let heartbeat: NodeJS.Timeout | undefined;
+  const fail = (error: Error) => {
+    if (state !== 'open') return;
+    state = 'closed';
+    clearInterval(heartbeat);
+    client.end().catch(() => {});
+    handlers.lost(error);
+  };
+  client.on('error', fail);
+  client.on('end', () => fail(new Error('the LISTEN connection ended')));
+  client.on('notification', (message) => {
+    if (message.channel === channel) handlers.notify(message.payload ?? '');
+  });
+  try {
+    await client.connect();
+    await client.query(`LISTEN "${channel}"`);
+  } catch (error) {
+    state = 'closed';
+    await client.end().catch(() => {});
+    throw error;
+  }
+  state = 'open';
+  heartbeat = setInterval(() => client.query('SELECT 1').catch(fail), LISTEN_HEARTBEAT_MS);
+  heartbeat.unref();
+  return {
+    async close() {
+      if (state === 'closed') return;
+      state = 'closed';
+      clearInterval(heartbeat);
+      await client.end().catch(() => {});
+    },
   };
 }
 

@@ -6,13 +6,15 @@
  * Job wake-ups the domain asks for are held until the outer transaction has committed, when the jobs it
  * enqueued are visible to the worker.
  */
+import { transact } from '../../platform/changes.js';
 import type { Db } from '../../platform/database.js';
 import type { ContentContext } from '../context.js';
 
 export async function atomically<T>(ctx: ContentContext, work: (ctx: ContentContext) => Promise<T>): Promise<T> {
   let wakeWanted = false;
   const jobs = { ...ctx.jobs, wake: () => void (wakeWanted = true) };
-  const result = await ctx.db.transaction((tx) => work({ ...ctx, db: tx as unknown as Db, jobs }));
+  // The domain's writes report their changes here; they are announced once, with this transaction's commit.
+  const result = await transact(ctx.db, ctx.changes, (tx, changed) => work({ ...ctx, db: tx as unknown as Db, jobs, enclosingWrite: changed }));
   if (wakeWanted) ctx.jobs.wake();
   return result;
 }

@@ -41,9 +41,8 @@ export function contentMcpEndpoint(ctx: ContentContext): McpEndpointOptions<void
     capabilities: { tools: {} },
     protocolVersions: [CONTENT_MCP_PROTOCOL],
     allowedHostnames: hosts,
-    // The embedded database serves this one process, so an in-memory session cache is exact there; with
-    // PostgreSQL other processes may end a session, so every request reads the table.
-    cacheSessions: ctx.database.engine === 'pglite',
+    // Sessions are cached in memory; ending one on any process drops it everywhere through the change feed.
+    changes: ctx.changes,
     authenticate(request) {
       // DESIGN 3: the same bearer secret as REST writes; 401 carries `WWW-Authenticate: Bearer`.
       if (!isContentSecret(ctx, request.headers.authorization)) throw contentErrors.unauthorized();

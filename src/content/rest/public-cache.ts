@@ -5,14 +5,17 @@
  * response kept per URL in this process, without touching the database. Every such GET, anonymous or not,
  * carries a strong ETag and answers `If-None-Match` with 304 (RFC 9110 §13.1.2, §15.4.5).
  *
- * Freshness: every write this process answers (any non-GET that is not refused with a 4xx) empties the
- * cache before its response leaves, so a client that reads after its own write sees it. Writes made by
- * other processes on the same PostgreSQL database, and scheduled publishing done by the job worker, show up
- * within `maxAgeMs` (default 1 s): that is the staleness bound of an anonymous read.
+ * Freshness comes from the change feed (platform/changes.ts): every content write, made by this process,
+ * another process on the same PostgreSQL database or the job worker, empties the cache when it commits —
+ * in this process before the write's response leaves, elsewhere as soon as the notification arrives. While
+ * the feed is down the cache serves nothing. `maxAgeMs` (default 60 s) is only a safety net for writes that
+ * bypass the domain layer.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ChangeFeed } from '../../platform/changes.js';
 import type { HttpServer } from '../../platform/http.js';
+import { ReadCache } from '../../platform/read-cache.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -22,9 +25,11 @@ declare module 'fastify' {
 }
 
 export interface PublicCacheOptions {
-  /** How long an entry is served; bounds how stale another process's write can look. Default 1000 ms. */
+  /** The change kinds whose writes empty the cache. */
+  kinds: readonly string[];
+  /** Safety-net lifetime of an entry, for writes that bypass the change feed. Default 60,000 ms. */
   maxAgeMs?: number;
-  /** Most entries kept; the oldest goes first. Default 1000. */
+  /** Most entries kept; the least recently used goes first. Default 1000. */
   maxEntries?: number;
   /** Most bytes of bodies kept in all. Default 32 MiB. */
   maxBytes?: number;
@@ -37,53 +42,14 @@ interface CachedResponse {
   storedAt: number;
 }
 
-/** Writes that are refused with a 4xx change nothing (CONTENT.md), so they leave the cache alone. */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-export class PublicReadCache {
-  private readonly entries = new Map<string, CachedResponse>();
-  private bytes = 0;
-  /** Bumped by every clear, so a read that began before a write cannot store what it read. */
-  generation = 0;
-
-  constructor(private readonly options: Required<PublicCacheOptions>) {}
-
-  get(url: string, now: number): CachedResponse | undefined {
-    const entry = this.entries.get(url);
-    if (entry && now - entry.storedAt >= this.options.maxAgeMs) {
-      this.delete(url, entry);
-      return undefined;
-    }
-    return entry;
+/** Serialized responses by URL, measured by the bytes of their bodies. */
+export class PublicReadCache extends ReadCache<CachedResponse> {
+  constructor(options: { maxAgeMs: number; maxEntries: number; maxBytes: number }) {
+    super({ ...options, sizeOf: (entry) => Buffer.byteLength(entry.body) });
   }
 
-  set(url: string, entry: CachedResponse): void {
-    const size = Buffer.byteLength(entry.body);
-    if (size > this.options.maxBytes) return;
-    const previous = this.entries.get(url);
-    if (previous) this.delete(url, previous);
-    this.entries.set(url, entry);
-    this.bytes += size;
-    // Map iteration is insertion order: the first key is the oldest entry.
-    for (const [oldest, old] of this.entries) {
-      if (this.entries.size <= this.options.maxEntries && this.bytes <= this.options.maxBytes) break;
-      this.delete(oldest, old);
-    }
-  }
-
-  clear(): void {
-    this.generation++;
-    this.entries.clear();
-    this.bytes = 0;
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  private delete(url: string, entry: CachedResponse): void {
-    this.entries.delete(url);
-    this.bytes -= Buffer.byteLength(entry.body);
+  override set(url: string, entry: CachedResponse): void {
+    super.set(url, entry, entry.storedAt);
   }
 }
 
@@ -99,8 +65,9 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-export function registerPublicCache(app: HttpServer, options: PublicCacheOptions = {}): PublicReadCache {
-  const cache = new PublicReadCache({ maxAgeMs: 1000, maxEntries: 1000, maxBytes: 32 * 1024 * 1024, ...options });
+export function registerPublicCache(app: HttpServer, feed: ChangeFeed, options: PublicCacheOptions): PublicReadCache {
+  const { kinds, ...bounds } = options;
+  const cache = new PublicReadCache({ maxAgeMs: 60_000, maxEntries: 1000, maxBytes: 32 * 1024 * 1024, ...bounds }).follow(feed, { kinds });
   /** The generation an anonymous miss started in; present only while such a request runs. */
   const missesStartedIn = new WeakMap<FastifyRequest, number>();
 
@@ -108,7 +75,7 @@ export function registerPublicCache(app: HttpServer, options: PublicCacheOptions
   const isAnonymous = (request: FastifyRequest) => request.headers.authorization === undefined;
 
   app.addHook('onRequest', async function serveFromCache(request, reply) {
-    if (!isCacheable(request) || !isAnonymous(request)) return;
+    if (!isCacheable(request) || !isAnonymous(request) || !cache.serving) return;
     const entry = cache.get(request.url, Date.now());
     if (!entry) {
       missesStartedIn.set(request, cache.generation);
@@ -120,10 +87,6 @@ export function registerPublicCache(app: HttpServer, options: PublicCacheOptions
   });
 
   app.addHook('onSend', async function tagAndStore(request, reply, payload) {
-    if (!SAFE_METHODS.has(request.method)) {
-      if (reply.statusCode < 400 || reply.statusCode >= 500) cache.clear();
-      return payload;
-    }
     if (!isCacheable(request) || reply.statusCode !== 200 || reply.hasHeader('etag')) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
 
@@ -131,7 +94,7 @@ export function registerPublicCache(app: HttpServer, options: PublicCacheOptions
     const anonymous = isAnonymous(request);
     setValidatorHeaders(reply, etag, anonymous);
     const startedIn = missesStartedIn.get(request);
-    if (anonymous && startedIn === cache.generation) {
+    if (anonymous && startedIn === cache.generation && cache.serving) {
       const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
       cache.set(request.url, { body: payload.toString(), etag, contentType, storedAt: Date.now() });
     }

@@ -29,6 +29,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import type { ChangeFeed } from '../changes.js';
 import type { Db } from '../database.js';
 import type { HttpServer } from '../http.js';
 import { chooseResponseMode, type ResponseMode } from './accept.js';
@@ -80,8 +81,8 @@ export interface McpEndpointOptions<Principal> {
   maxBatchLength?: number;
   /** SSE keep-alive comment interval for open streams, in ms; default 15 s. */
   keepAliveMs?: number;
-  /** Keep live sessions in memory; only for a database no other process uses (see SessionStoreOptions). */
-  cacheSessions?: boolean;
+  /** Keep live sessions in memory, kept exact across processes by this change feed (see SessionStoreOptions). */
+  changes?: ChangeFeed;
 }
 
 const MiB = 1024 * 1024;
@@ -92,7 +93,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
   const principalId = options.principalId ?? (() => null);
   const principals = new WeakMap<FastifyRequest, Principal>();
   const newServer = createServerFactory(options);
-  const sessions = new SessionStore(options.db, options.sessionScope, { cache: options.cacheSessions });
+  const sessions = new SessionStore(options.db, options.sessionScope, { changes: options.changes });
   /** Open GET streams, closed on shutdown so that draining does not wait for clients to hang up. */
   const openStreams = new Set<WebStandardStreamableHTTPServerTransport>();
 

@@ -20,7 +20,8 @@
  *     server.setRequestHandler('tools/list', () => ({ tools: prebuiltTools }));
  *     server.setRequestHandler('tools/call', (request) => callTool(request.params, principal, session));
  *   },
- *   // optional: maxBodyBytes (1 MiB), maxBatchLength (25), keepAliveMs, cacheSessions (embedded database only)
+ *   // optional: maxBodyBytes (1 MiB), maxBatchLength (25), keepAliveMs, changes (a ChangeFeed: sessions cached
+ *   // in memory, dropped on every process when one ends)
  * });
  * ```
  *

@@ -5,7 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { and, eq, lt, or, sql } from 'drizzle-orm';
-import type { Queryable } from '../database.js';
+import { transact, type ChangeFeed } from '../changes.js';
+import type { Db, Queryable } from '../database.js';
+import { ReadCache } from '../read-cache.js';
 import { mcpSessions } from '../schema.js';
 import { toIso } from '../time.js';
 
@@ -108,58 +110,53 @@ function toSession(row: typeof mcpSessions.$inferSelect): McpSession {
 
 export interface SessionStoreOptions {
   /**
-   * Keep live sessions in this process's memory after their first lookup. Exact only when this process is the
-   * only one using the database (the embedded database serves one process, DESIGN 1): a session ended by
-   * another process would otherwise still be served here. Default false: every request reads the table.
+   * Keep live sessions in this process's memory, kept exact across processes by this change feed: ending a
+   * session announces it in the same transaction, so every process drops it when that commits, and while the
+   * feed is down every lookup reads the table (platform/changes.ts). Without a feed every lookup reads the table.
    */
-  cache?: boolean;
+  changes?: ChangeFeed;
   /** Most sessions kept in memory; the least recently used goes first. Default 10,000. */
   maxCached?: number;
 }
 
+/** The change kind announced when a session ends; its key is the session id. */
+export const SESSION_CHANGE = 'mcp_session';
+
 /** The session rules' storage for one endpoint (`scope` = its server name), with the optional cache. */
 export class SessionStore {
-  private readonly cached = new Map<string, McpSession>();
-  private readonly maxCached: number;
+  private readonly cache: ReadCache<McpSession> | undefined;
 
   constructor(
-    private readonly db: Queryable,
+    private readonly db: Db,
     private readonly scope: string,
     private readonly options: SessionStoreOptions = {},
   ) {
-    this.maxCached = options.maxCached ?? 10_000;
+    if (options.changes) {
+      this.cache = new ReadCache<McpSession>({ maxAgeMs: 60_000, maxEntries: options.maxCached ?? 10_000 }).follow(options.changes, {
+        kinds: [SESSION_CHANGE],
+        byKey: true,
+      });
+    }
   }
 
-  async create(session: Omit<NewSession, 'server'>): Promise<McpSession> {
-    const created = await createSession(this.db, { ...session, server: this.scope });
-    this.remember(created);
-    return created;
+  create(session: Omit<NewSession, 'server'>): Promise<McpSession> {
+    return createSession(this.db, { ...session, server: this.scope });
   }
 
   /** The live session with that id, touched; undefined when unknown or ended. */
   async find(id: string): Promise<McpSession | undefined> {
-    let session = this.cached.get(id);
-    if (session) {
-      // Map order is recency order: move it to the end.
-      this.cached.delete(id);
-      this.cached.set(id, session);
-    } else {
-      session = await findSession(this.db, this.scope, id);
-      if (!session) return undefined;
-      this.remember(session);
-    }
-    await touchSession(this.db, session);
+    const load = () => findSession(this.db, this.scope, id);
+    const session = this.cache ? await this.cache.read(id, load) : await load();
+    if (session) await touchSession(this.db, session);
     return session;
   }
 
   async end(id: string): Promise<void> {
-    this.cached.delete(id);
-    await endSession(this.db, this.scope, id);
-  }
-
-  private remember(session: McpSession): void {
-    if (!this.options.cache) return;
-    this.cached.set(session.id, session);
-    if (this.cached.size > this.maxCached) this.cached.delete(this.cached.keys().next().value!);
+    const changes = this.options.changes;
+    if (!changes) return endSession(this.db, this.scope, id);
+    await transact(this.db, changes, async (tx, changed) => {
+      await endSession(tx, this.scope, id);
+      changed({ kind: SESSION_CHANGE, key: id });
+    });
   }
 }

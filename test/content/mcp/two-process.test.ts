@@ -1,12 +1,23 @@
 /**
  * DESIGN 6: with two content processes on one PostgreSQL database and no sticky routing, a session
- * initialized on one continues on the other, and ending it on one ends it everywhere.
+ * initialized on one continues on the other, and ending it on one ends it everywhere — although each process
+ * keeps sessions and content reads in memory: the change feed drops them on every process when a write commits.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContent, type TestContent } from '../../helpers/content.js';
 import { postgresUrl, testDatabase, type TestDatabase } from '../../helpers/databases.js';
-import { BEARER, callOk, initializeMessage, post, sessionHeaders } from './mcp-client.js';
+import { BEARER, callOk, initializeMessage, post, sessionHeaders, type RawResponse } from './mcp-client.js';
+
+/** A notice reaches the other process a moment after the write returns: ask again for at most a second. */
+async function untilStatus(send: () => Promise<RawResponse>, status: number): Promise<number> {
+  const deadline = Date.now() + 1000;
+  let last = 0;
+  do {
+    last = (await send()).status;
+  } while (last !== status && Date.now() < deadline);
+  return last;
+}
 
 describe.skipIf(!postgresUrl)('content MCP across two processes on one PostgreSQL', () => {
   let database: TestDatabase;
@@ -51,11 +62,44 @@ describe.skipIf(!postgresUrl)('content MCP across two processes on one PostgreSQ
   it('ends the session everywhere when it is deleted on one process', async () => {
     const init = await post(first.url, initializeMessage());
     const session = init.headers.get('mcp-session-id')!;
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    // Both processes have served the session, so both keep it in memory.
+    expect((await post(first.url, ping, sessionHeaders(session))).status).toBe(200);
+    expect((await post(second.url, ping, sessionHeaders(session))).status).toBe(200);
+
     const deleted = await fetch(`${second.url}/mcp`, { method: 'DELETE', headers: { ...BEARER, ...sessionHeaders(session) } });
     expect(deleted.status).toBe(200);
-    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
-    expect((await post(first.url, ping, sessionHeaders(session))).status).toBe(404);
+    const ended = Date.now();
     expect((await post(second.url, ping, sessionHeaders(session))).status).toBe(404);
+    // The other process drops it when the notice of the end arrives, within moments (its cache keeps sessions 60 s).
+    const refused = await untilStatus(() => post(first.url, ping, sessionHeaders(session)), 404);
+    expect(refused).toBe(404);
+    expect(Date.now() - ended).toBeLessThan(500);
+  });
+
+  it("answers get_blog_post on one process with the text just written on the other", async () => {
+    const init = await post(first.url, initializeMessage('2025-03-26', 1, 'editing-agent'));
+    const session = init.headers.get('mcp-session-id')!;
+    const call = (url: string, id: number, name: string, args: Record<string, unknown>) =>
+      post(url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }, sessionHeaders(session));
+    const resultOf = (response: RawResponse) => JSON.parse(response.json.result.content[0].text);
+
+    const created = resultOf(await call(first.url, 2, 'create_blog_post', { title: 'Edited across processes', content: 'old text', status: 'published' }));
+    // Cached on both processes.
+    for (const url of [first.url, second.url, first.url, second.url]) {
+      expect(resultOf(await call(url, 3, 'get_blog_post', { slug: created.slug })).content).toBe('old text');
+    }
+
+    expect((await call(first.url, 4, 'update_blog_post', { slug: created.slug, content: 'new text' })).status).toBe(200);
+    const updated = Date.now();
+    expect(resultOf(await call(first.url, 5, 'get_blog_post', { slug: created.slug })).content).toBe('new text');
+    let seen = '';
+    while (Date.now() - updated < 1000) {
+      seen = resultOf(await call(second.url, 6, 'get_blog_post', { slug: created.slug })).content;
+      if (seen === 'new text') break;
+    }
+    expect(seen).toBe('new text');
+    expect(Date.now() - updated).toBeLessThan(500);
   });
 
   it('serves an SDK client whose requests alternate between the processes', async () => {

@@ -1,0 +1,62 @@
+/**
+ * The domain read cache: what content reads return, kept per process and shared by the REST routes and the
+ * MCP tools, since both call the same domain functions. The change feed keeps it exact (platform/read-cache.ts):
+ * every content write, from any process, drops the entries of its kind when it commits, and nothing is served
+ * while the feed is down. That is why drafts and previews (MCP reads and authenticated REST reads) may be cached
+ * too: they are dropped by the very same notices as published content.
+ *
+ * A read inside a transaction (a write's own checks, `atomically`) never uses the cache: it must see its
+ * transaction's uncommitted state, which must never be stored for others.
+ */
+import type { ChangeFeed } from '../platform/changes.js';
+import { ReadCache } from '../platform/read-cache.js';
+import type { ContentContext } from './context.js';
+import type { ContentKind } from './write.js';
+
+/** Search reads every kind of content; the others one kind each. */
+const SOURCES = {
+  blog: ['blog'],
+  changelog: ['changelog'],
+  roadmap: ['roadmap'],
+  search: ['blog', 'changelog', 'roadmap'],
+} as const satisfies Record<string, readonly ContentKind[]>;
+export type ReadSource = keyof typeof SOURCES;
+
+export type ContentReads = Record<ReadSource, ReadCache<unknown>>;
+
+export interface ContentReadsOptions {
+  /** Safety net for writes that bypass the domain layer; default 60 s. */
+  maxAgeMs?: number;
+  /** Per source; default 2000 entries and 16 MiB (of JSON text). */
+  maxEntries?: number;
+  maxBytes?: number;
+}
+
+export function createContentReads(feed: ChangeFeed, options: ContentReadsOptions = {}): ContentReads {
+  const make = (kinds: readonly ContentKind[]) =>
+    new ReadCache<unknown>({
+      maxAgeMs: options.maxAgeMs ?? 60_000,
+      maxEntries: options.maxEntries ?? 2000,
+      maxBytes: options.maxBytes ?? 16 * 1024 * 1024,
+      sizeOf: (value) => JSON.stringify(value).length,
+    }).follow(feed, { kinds });
+  return { blog: make(SOURCES.blog), changelog: make(SOURCES.changelog), roadmap: make(SOURCES.roadmap), search: make(SOURCES.search) };
+}
+
+/**
+ * `load()`'s result, from the cache when `ctx` reads outside any transaction. `key` must name every input the
+ * result depends on (the operation, its normalised arguments, the visibility). Results are frozen: one object
+ * is handed to many callers.
+ */
+export async function cachedRead<T>(ctx: ContentContext, source: ReadSource, key: string, load: () => Promise<T>): Promise<T> {
+  if (ctx.db !== ctx.database.db) return load();
+  return (await ctx.reads[source].read(key, async () => deepFreeze(await load()))) as T;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
