@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { ContentConfig } from '../../src/config.js';
 import { createContentService, type ContentService, type ContentServiceOptions } from '../../src/content/service.js';
 import { testDatabase, type Engine, type TestDatabase } from './databases.js';
+import { sendRequest, type RequestOptions as HttpRequestOptions, type TestResponse } from './http.js';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef';
 export const actor = { actor_id: 'tester', actor_type: 'human' } as const;
@@ -15,23 +16,16 @@ export interface TestContent {
   url: string;
   service: ContentService;
   config: ContentConfig;
-  /** fetch against the service; `auth: true` adds the bearer secret, `json` sends a JSON body. */
+  /** fetch against the service (http.ts); `auth: true` adds the bearer secret. Redirects are followed. */
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   close(): Promise<void>;
 }
 
-export interface RequestOptions {
-  json?: unknown;
-  body?: BodyInit;
-  auth?: boolean;
-  headers?: Record<string, string>;
-}
+export type { TestResponse };
 
-export interface TestResponse {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
+export interface RequestOptions extends HttpRequestOptions {
+  /** Adds the bearer secret. */
+  auth?: boolean;
 }
 
 export interface StartContentOptions extends ContentServiceOptions {
@@ -59,23 +53,9 @@ export async function startContent(engine: Engine, options: StartContentOptions 
   const url = await service.listen();
   config.publicUrl = options.config?.publicUrl ?? url;
 
-  async function request(method: string, route: string, opts: RequestOptions = {}): Promise<TestResponse> {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.auth) headers.authorization = `Bearer ${TEST_SECRET}`;
-    let body = opts.body;
-    if (opts.json !== undefined) {
-      headers['content-type'] ??= 'application/json';
-      body = typeof opts.json === 'string' ? opts.json : JSON.stringify(opts.json);
-    }
-    const response = await fetch(url + route, { method, headers, body });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: response.status, headers: response.headers, body: parsed, text };
+  async function request(method: string, route: string, { auth, ...opts }: RequestOptions = {}): Promise<TestResponse> {
+    const headers = auth ? { ...opts.headers, authorization: `Bearer ${TEST_SECRET}` } : opts.headers;
+    return sendRequest(url + route, method, { ...opts, headers });
   }
 
   return {

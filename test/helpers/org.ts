@@ -12,6 +12,7 @@ import type { OrgConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/platform/database.js';
 import { createOrgService, type OrgService, type OrgServiceOptions } from '../../src/org/service.js';
 import { testDatabase, type Engine, type TestDatabase } from './databases.js';
+import { sendRequest, type RequestOptions, type TestResponse } from './http.js';
 
 /** The owner every test org starts with (DESIGN section 1: ATRIUM_ADMIN_EMAIL / ATRIUM_ADMIN_PASSWORD). */
 export const OWNER = { email: 'owner@example.com', password: 'owner-password-123' } as const;
@@ -20,24 +21,11 @@ export interface TestOrg {
   url: string;
   service: OrgService;
   config: OrgConfig;
-  /** fetch against the service; `json` sends a JSON body, `form` an urlencoded one. Redirects are not followed. */
-  request(method: string, path: string, options?: OrgRequestOptions): Promise<OrgResponse>;
+  /** fetch against the service (http.ts). Redirects are not followed: the pages' 303s are what tests check. */
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   close(): Promise<void>;
 }
 
-export interface OrgRequestOptions {
-  json?: unknown;
-  form?: Record<string, string>;
-  body?: BodyInit;
-  headers?: Record<string, string>;
-}
-
-export interface OrgResponse {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
 
 export interface StartOrgOptions extends OrgServiceOptions {
   config?: Partial<OrgConfig>;
@@ -68,32 +56,11 @@ export async function startOrg(engine: Engine, options: StartOrgOptions = {}): P
   config.publicUrl = options.config?.publicUrl ?? url;
   config.authPublicUrl = options.config?.authPublicUrl ?? config.publicUrl;
 
-  async function request(method: string, route: string, opts: OrgRequestOptions = {}): Promise<OrgResponse> {
-    const headers: Record<string, string> = { ...opts.headers };
-    let body = opts.body;
-    if (opts.json !== undefined) {
-      headers['content-type'] ??= 'application/json';
-      body = typeof opts.json === 'string' ? opts.json : JSON.stringify(opts.json);
-    } else if (opts.form) {
-      headers['content-type'] ??= 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(opts.form).toString();
-    }
-    const response = await fetch(url + route, { method, headers, body, redirect: 'manual' });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: response.status, headers: response.headers, body: parsed, text };
-  }
-
   return {
     url,
     service,
     config,
-    request,
+    request: (method, route, opts) => sendRequest(url + route, method, opts, 'manual'),
     async close() {
       await service.close();
       if (!options.database) await database.drop();
