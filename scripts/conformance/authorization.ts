@@ -21,33 +21,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium } from 'playwright-core';
-import type { OrgConfig } from '../../src/config.js';
-import { createOrgService } from '../../src/org/service.js';
 import { node22 } from './node22.js';
-import { repoRoot } from './suite.js';
+import { startConformanceOrg } from './org-service.js';
+import { repoRoot, resultsDir } from './suite.js';
 
 const REQUIRED = ['authorization-server-metadata-endpoint', 'authorization-code-grant'];
 const OWNER = { email: 'owner@example.com', password: randomBytes(12).toString('base64url') };
 
 async function main(): Promise<number> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'atrium-conformance-auth-'));
-  const config: OrgConfig = {
-    host: '127.0.0.1',
-    port: 0,
-    publicUrl: 'http://placeholder',
-    authPublicUrl: 'http://placeholder',
-    database: { dataDir: 'memory://', schema: 'org' },
-    dataDir,
-    admin: OWNER,
-    cimdAllowLoopback: false,
-    llm: {},
-    logLevel: process.env.LOG_LEVEL ?? 'warn',
-  };
-  const service = await createOrgService(config);
-  const issuer = await service.listen();
-  config.publicUrl = issuer;
-  config.authPublicUrl = issuer;
-  const outputDir = path.join(repoRoot, '.cache', 'conformance', `authorization-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const org = await startConformanceOrg(OWNER);
+  const issuer = org.url;
+  const outputDir = resultsDir('authorization');
   try {
     const clientId = await registerSuiteClient(issuer);
     const code = await runAuthorizationSuite([
@@ -69,8 +53,7 @@ async function main(): Promise<number> {
     if (problems.length === 0 && code === 0) console.log(`conformance (authorization): ${REQUIRED.join(', ')} passed (results in ${outputDir})`);
     return problems.length > 0 ? 1 : code;
   } finally {
-    await service.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await org.close();
   }
 }
 

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createContentService } from '../../src/content/service.js';
-import { assertScenariosPassed, repoRoot, runConformance } from './suite.js';
+import { runServerScenarios } from './suite.js';
 import { startTokenProxy } from './token-proxy.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -42,24 +42,8 @@ async function main(): Promise<number> {
   const url = await service.listen();
   service.ctx.config.publicUrl = url;
   const proxy = await startTokenProxy(url, secret);
-  const outputDir = path.join(repoRoot, '.cache', 'conformance', `content-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  const extraArgs = process.argv.slice(2);
   try {
-    const code = await runConformance([
-      'server',
-      '--url',
-      `${proxy.url}/mcp`,
-      '--expected-failures',
-      path.join(here, 'content-expected-failures.yml'),
-      '--output-dir',
-      outputDir,
-      ...extraArgs,
-    ]);
-    if (extraArgs.includes('--scenario')) return code;
-    const problems = await assertScenariosPassed(outputDir, REQUIRED);
-    for (const problem of problems) console.error(`conformance: required scenario ${problem}`);
-    if (problems.length === 0) console.log(`conformance: required scenarios passed: ${REQUIRED.join(', ')} (results in ${outputDir})`);
-    return problems.length ? 1 : code;
+    return await runServerScenarios({ name: 'content', proxy, expectedFailures: path.join(here, 'content-expected-failures.yml'), required: REQUIRED });
   } finally {
     await proxy.close();
     await service.close();

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { node22 } from './node22.js';
+import type { TokenProxy } from './token-proxy.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cacheRoot = path.join(repoRoot, '.cache');
@@ -44,4 +45,36 @@ export async function assertScenariosPassed(outputDir: string, scenarios: readon
     for (const check of failed) problems.push(`${scenario}: ${check.id} failed`);
   }
   return problems;
+}
+
+/** A fresh folder for one run's results, below `.cache/conformance/`: `<name>-<timestamp>`. */
+export function resultsDir(name: string): string {
+  return path.join(cacheRoot, 'conformance', `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+}
+
+export interface ServerScenarios {
+  /** Names the run in messages and its results folder (`content`, `org`). */
+  name: string;
+  /** The token-injecting proxy in front of the MCP endpoint (token-proxy.ts). */
+  proxy: TokenProxy;
+  /** The YAML baseline of scenarios expected to fail, with their reasons. */
+  expectedFailures: string;
+  /** Scenarios that must run and pass. */
+  required: readonly string[];
+}
+
+/**
+ * The suite's server scenarios against `{proxy}/mcp`, then the check that the required ones passed. Extra
+ * command-line arguments go to the CLI; with `--scenario` only that scenario runs and only the CLI's verdict
+ * counts. Exit code 0 when everything held.
+ */
+export async function runServerScenarios({ name, proxy, expectedFailures, required }: ServerScenarios): Promise<number> {
+  const outputDir = resultsDir(name);
+  const extraArgs = process.argv.slice(2);
+  const code = await runConformance(['server', '--url', `${proxy.url}/mcp`, '--expected-failures', expectedFailures, '--output-dir', outputDir, ...extraArgs]);
+  if (extraArgs.includes('--scenario')) return code;
+  const problems = await assertScenariosPassed(outputDir, required);
+  for (const problem of problems) console.error(`conformance (${name}): required scenario ${problem}`);
+  if (problems.length === 0) console.log(`conformance (${name}): required scenarios passed: ${required.join(', ')} (results in ${outputDir})`);
+  return problems.length ? 1 : code;
 }
