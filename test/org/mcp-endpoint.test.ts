@@ -63,6 +63,7 @@ spaces: [{ key: general, name: General, members: [${OWNER.email}] }]
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}"`);
     expect(response.text).toBe('');
+    expect(response.headers.get('content-type')).toBeNull();
   }
 
   describe('refuses without a valid token, pointing at the resource metadata', () => {

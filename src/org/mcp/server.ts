@@ -85,7 +85,8 @@ function installToolHandlers(server: Server, registry: OrgToolRegistry, ctx: Org
 async function sendWebResponse(reply: FastifyReply, answer: Response): Promise<FastifyReply> {
   reply.code(answer.status);
   answer.headers.forEach((value, name) => void reply.header(name, value));
-  return reply.send(await answer.text());
+  // No body at all (RFC 6750 §3.1's bare challenge), rather than an empty text/plain one.
+  return answer.body ? reply.send(await answer.text()) : reply.send();
 }
 
 function parseJson(text: string): unknown {
