@@ -33,6 +33,12 @@ const envSchema = z.object({
   LLM_BASE_URL: url.optional(),
   LLM_API_KEY: optionalText,
   LLM_MODEL: optionalText,
+  /**
+   * Reverse proxies whose X-Forwarded-For is believed (Fastify's `trustProxy`): `true`, or a comma-separated
+   * list of their addresses/CIDRs. Unset: the socket address is the client, so per-client rate limits stay
+   * honest when nothing sits in front, and cannot be dodged with a forged header.
+   */
+  TRUST_PROXY: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -56,6 +62,7 @@ export interface ContentConfig {
   dataDir: string;
   assetDir: string;
   revalidate: { url?: string; secret?: string };
+  trustProxy?: string;
   logLevel: string;
 }
 
@@ -74,6 +81,7 @@ export interface OrgConfig {
   /** URL and secret of the content service when it runs beside org (for the publish capability). */
   content?: { url: string; apiSecret?: string };
   llm: { baseUrl?: string; apiKey?: string; model?: string };
+  trustProxy?: string;
   logLevel: string;
 }
 
@@ -108,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     assetDir: path.join(dataDir, 'assets'),
     revalidate: { url: e.REVALIDATE_URL, secret: e.REVALIDATE_SECRET },
+    trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
   };
   const org: OrgConfig = {
@@ -127,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     registrationsPerHour: e.ORG_REGISTRATIONS_PER_HOUR,
     content: { url: contentPublicUrl, apiSecret: e.CONTENT_API_SECRET },
     llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL },
+    trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
   };
   return { content, org };

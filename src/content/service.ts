@@ -31,7 +31,7 @@ export interface ContentServiceOptions {
 }
 
 export async function createContentService(config: ContentConfig, options: ContentServiceOptions = {}): Promise<ContentService> {
-  const app = createHttpServer({ service: 'content', logLevel: config.logLevel });
+  const app = createHttpServer({ service: 'content', logLevel: config.logLevel, trustProxy: config.trustProxy });
   const database = await openDatabase(config.database);
   let apiSecret = config.apiSecret;
   if (!apiSecret) {

@@ -29,7 +29,7 @@ export interface OrgServiceOptions {
 }
 
 export async function createOrgService(config: OrgConfig, options: OrgServiceOptions = {}): Promise<OrgService> {
-  const app = createHttpServer({ service: 'org', logLevel: config.logLevel });
+  const app = createHttpServer({ service: 'org', logLevel: config.logLevel, trustProxy: config.trustProxy });
   const database = await openDatabase(config.database);
   try {
     await bootstrapOrganization(database.db, config, app.log);

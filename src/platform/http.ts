@@ -20,6 +20,8 @@ export interface HttpServerOptions {
   logLevel: string;
   /** Largest request body accepted, in bytes; default 1 MiB. */
   bodyLimit?: number;
+  /** TRUST_PROXY as configured: `true`, or a comma-separated list of the proxies' addresses/CIDRs. */
+  trustProxy?: string;
 }
 
 export function createHttpServer(options: HttpServerOptions): HttpServer {
@@ -27,6 +29,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     logger: loggerOptions(options.logLevel, options.service),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    trustProxy: parseTrustProxy(options.trustProxy),
     // Clients such as load balancers get a clean close on shutdown instead of a reset mid-request.
     forceCloseConnections: 'idle',
     return503OnClosing: true,
@@ -98,4 +101,10 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
   if (status && status >= 400 && status < 500) return new AppError('invalid_request', 400, (error as Error).message);
   request.log.error({ err: error }, 'unhandled error');
   return new AppError('internal_error', 500, 'internal server error');
+}
+
+function parseTrustProxy(value: string | undefined): boolean | string[] {
+  if (!value || value === 'false') return false;
+  if (value === 'true') return true;
+  return value.split(',').map((entry) => entry.trim()).filter(Boolean);
 }
