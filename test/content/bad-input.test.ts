@@ -7,7 +7,6 @@
  * validate the requests, so a field added to a route is covered without touching this file.
  */
 import { readdir } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { getTableName, is, sql } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -298,11 +297,7 @@ describe.each(engines)('bad input changes nothing on %s', (engine) => {
     fixtures.key = (await content.request('POST', '/assets/upload', { body: form, auth: true })).body.key;
     document = (await content.request('GET', '/openapi.json')).body;
     // Let any job the fixtures queued finish, so the queue holds still while the cases run.
-    for (let waited = 0; waited < 5000; waited += 50) {
-      const [{ count }] = await content.service.ctx.database.rows<{ count: number }>(sql`SELECT count(*)::int AS count FROM jobs`);
-      if (count === 0) break;
-      await sleep(50);
-    }
+    await content.settleJobs();
   });
   afterAll(() => content.close());
 

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 /**
  * Starts a real content service on port 0 against a fresh database and speaks HTTP to it.
  */
@@ -18,6 +19,8 @@ export interface TestContent {
   config: ContentConfig;
   /** fetch against the service (http.ts); `auth: true` adds the bearer secret. Redirects are followed. */
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  /** Waits until the job queue is empty (revalidations and the like sent), so the database holds still. */
+  settleJobs(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -63,6 +66,15 @@ export async function startContent(engine: Engine, options: StartContentOptions 
     service,
     config,
     request,
+    async settleJobs(timeoutMs = 5000) {
+      for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+        const [{ count }] = await service.ctx.database.rows<{ count: number }>(sql`SELECT count(*)::int AS count FROM jobs WHERE failed_at IS NULL`);
+        if (count === 0) return;
+        await service.ctx.jobs.runDue();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error('jobs did not settle');
+    },
     async close() {
       await service.close();
       if (!options.database) await database.drop();

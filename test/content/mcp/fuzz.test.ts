@@ -108,6 +108,8 @@ describe.each(engines)('content MCP argument fuzzing on %s', (engine) => {
     await rpc('create_roadmap_item', { title: 'Fuzz item' });
     const listed = await post(content.url, { jsonrpc: '2.0', id: ++id, method: 'tools/list' }, sessionHeaders(session));
     tools = listed.json.result.tools;
+    // Let the jobs the fixtures queued (revalidations) finish, so the queue holds still while the cases run.
+    await content.settleJobs();
   });
   afterAll(() => content.close());
 
