@@ -10,6 +10,7 @@ import { createHttpServer, type HttpServer } from '../platform/http.js';
 import { startJobWorker } from '../platform/jobs.js';
 import { loadOrCreateSecret } from '../platform/secrets.js';
 import type { ContentContext } from './context.js';
+import { ensureContentHousekeepingScheduled } from './housekeeping.js';
 import { contentJobHandlers } from './jobs.js';
 import { createContentReads } from './read-cache.js';
 import { registerContentMcp } from './mcp/server.js';
@@ -45,6 +46,7 @@ export async function createContentService(config: ContentConfig, options: Conte
   const ctx = { config, database, db: database.db, apiSecret, log: app.log, changes, reads } as ContentContext;
   const handlers = Object.fromEntries(Object.entries(contentJobHandlers).map(([kind, make]) => [kind, make(ctx)]));
   ctx.jobs = startJobWorker(database, { handlers, log: app.log, pollMs: options.jobPollMs });
+  await ensureContentHousekeepingScheduled(database.db);
 
   // Both watch routes as they are declared, so they come first.
   registerPublicCache(app, changes, { kinds: ['blog', 'changelog', 'roadmap'] });

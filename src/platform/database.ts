@@ -37,6 +37,12 @@ export interface Database {
    * connection fails; listen again to carry on. Used by the change feed (changes.ts).
    */
   listen(channel: string, handlers: ListenHandlers): Promise<Listening>;
+  /**
+   * Routine maintenance the engine does not do by itself: PGlite runs no autovacuum, so without a periodic
+   * VACUUM ANALYZE its planner statistics go stale and counts cannot use index-only scans. PostgreSQL's
+   * autovacuum does this already; there it does nothing.
+   */
+  maintain(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -82,6 +88,7 @@ async function openPglite(config: DatabaseConfig): Promise<Database> {
       const unlisten = await client.listen(channel, handlers.notify);
       return { close: () => unlisten() };
     },
+    maintain: async () => void (await client.exec('VACUUM ANALYZE')),
     close: () => client.close(),
   };
 }
@@ -100,6 +107,7 @@ async function openPostgres(url: string, schema: string, poolSize: number): Prom
     schema,
     rows: async (query) => ((await db.execute(query)) as unknown as { rows: never[] }).rows,
     listen: (channel, handlers) => listenPostgres(url, schema, channel, handlers),
+    maintain: async () => {},
     close: () => pool.end(),
   };
 }

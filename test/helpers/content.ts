@@ -19,7 +19,7 @@ export interface TestContent {
   config: ContentConfig;
   /** fetch against the service (http.ts); `auth: true` adds the bearer secret. Redirects are followed. */
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
-  /** Waits until the job queue is empty (revalidations and the like sent), so the database holds still. */
+  /** Waits until no job is due (revalidations and the like sent), so the database holds still. */
   settleJobs(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -68,7 +68,7 @@ export async function startContent(engine: Engine, options: StartContentOptions 
     request,
     async settleJobs(timeoutMs = 5000) {
       for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
-        const [{ count }] = await service.ctx.database.rows<{ count: number }>(sql`SELECT count(*)::int AS count FROM jobs WHERE failed_at IS NULL`);
+        const [{ count }] = await service.ctx.database.rows<{ count: number }>(sql`SELECT count(*)::int AS count FROM jobs WHERE failed_at IS NULL AND run_at <= now()`);
         if (count === 0) return;
         await service.ctx.jobs.runDue();
         await new Promise((resolve) => setTimeout(resolve, 20));

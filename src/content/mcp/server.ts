@@ -29,6 +29,9 @@ export function registerContentMcp(app: HttpServer, ctx: ContentContext): void {
   registerMcpEndpoint(app, contentMcpEndpoint(ctx));
 }
 
+/** Rows of the content endpoint in mcp_sessions. */
+export const CONTENT_MCP_SESSION_SCOPE = 'content';
+
 /** The endpoint's options; built once per service (the tool registry with its JSON Schemas included). */
 export function contentMcpEndpoint(ctx: ContentContext): McpEndpointOptions<void> {
   const registry = buildToolRegistry(contentTools, ctx.log);
@@ -36,7 +39,7 @@ export function contentMcpEndpoint(ctx: ContentContext): McpEndpointOptions<void
   return {
     path: CONTENT_MCP_PATH,
     db: ctx.db,
-    sessionScope: 'content',
+    sessionScope: CONTENT_MCP_SESSION_SCOPE,
     serverInfo: { ...CONTENT_MCP_INFO },
     capabilities: { tools: {} },
     protocolVersions: [CONTENT_MCP_PROTOCOL],
