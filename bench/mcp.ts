@@ -7,8 +7,9 @@
  *
  * Every call is a full MCP round trip: POST /mcp with the session header and a JSON-RPC `tools/call`, answered
  * as one JSON body (both servers, both asked with `Accept: application/json, text/event-stream`). The content
- * service pays for what the bare server does not have: the bearer check, the session lookup in the database,
- * a fresh per-request Server and transport, argument validation and the domain's database query.
+ * service pays for what the bare server does not have: the bearer check, the session lookup (in memory after its
+ * first read, kept exact by the change feed), a fresh per-request Server and transport, argument validation and
+ * the domain read (from the domain read cache after the first call, since every call reads the same post).
  *
  * Also measured: get_asset_upload_url, a tool with no database work behind it, which isolates what the MCP
  * serving layer itself costs; and, in the content service's process, the cost of what each request builds
@@ -312,15 +313,15 @@ async function expectToolResult(url: string, loadCase: LoadCase): Promise<void> 
   if (!answer?.result || answer.result.isError) throw new Error(`tools/call answered ${response.status}: ${text.slice(0, 300)}`);
 }
 
-/** Why get_blog_post trails the bare server; true of every run, so it is part of the report. */
+/** Where get_blog_post's time goes; true of every run, so it is part of the report. */
 const WHERE_THE_TIME_GOES = [
   'The bare server answers from memory; every content call also authenticates, finds its session, validates its ' +
-    'arguments and runs the domain query. Building the per-request Server and transport is tens of microseconds (above), ' +
-    'so the serving layer itself runs near the bare rate (get_asset_upload_url on the embedded database). The gap is ' +
-    'database round trips: PGlite runs each query inside the service process, one at a time, and a single query costs ' +
-    'more than a whole bare round trip; on PostgreSQL each call makes two (the session, kept exact across processes, ' +
-    'and the post). Meeting 0.7× would need tool results served without a query (a read cache like the REST API’s), ' +
-    'which this server does not do, so that agents always read their own writes.',
+    'arguments and runs the domain read. Sessions and published reads are kept in each process’s memory and dropped by ' +
+    'the change feed (src/platform/changes.ts: a NOTIFY sent in the write’s own transaction, heard by every process when ' +
+    'it commits), so a call that finds them there makes no database round trip, and an agent still reads its own writes ' +
+    'at once, on any process. What is left is the serving layer: the bearer check, the per-request Server and transport ' +
+    '(above) and one request log line. A first read of a post, or one right after a write of its kind, costs one query ' +
+    '(PGlite runs them one at a time in the service process, about 1–2 ms each under load).',
 ];
 
 function renderReport(runs: EngineRun[], machine: string, loadAtEnd: number): string {
@@ -362,11 +363,9 @@ function renderReport(runs: EngineRun[], machine: string, loadAtEnd: number): st
         ]),
       ),
       '',
-      run.engine === 'pglite'
-        ? 'get_asset_upload_url does no database work (on the embedded database sessions are kept in memory after their first ' +
-          'read): it shows what the MCP serving layer costs by itself; the gap between it and get_blog_post is the query.'
-        : 'get_asset_upload_url reads only the session (on PostgreSQL every request reads it from the table, since another ' +
-          'process may have ended it); get_blog_post adds the post query.',
+      'get_asset_upload_url does no database work (the session is kept in memory after its first read, on both engines): ' +
+        'it shows what the MCP serving layer costs by itself; get_blog_post adds argument validation and a domain read ' +
+        'answered from the read cache.',
       '',
       `Per request the content endpoint builds a low-level Server with its two handlers and a stateless transport, connects ` +
         `and closes them: ${run.perRequestMicros} µs (measured in the service process, 20,000 rounds after a warm-up).`,

@@ -109,6 +109,9 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
     await server.connect(transport);
     reply.raw.once('close', () => {
       openStreams.delete(transport);
+      // A JSON answer is only sent once every handler has finished, so a fully sent one leaves nothing open and
+      // the pair is left to the garbage collector: closing builds an SDK error with a stack trace per request.
+      if (init.mode === 'json' && reply.raw.writableFinished) return;
       void server.close();
     });
     if (request.method === 'GET') openStreams.add(transport);

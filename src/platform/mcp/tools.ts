@@ -71,7 +71,20 @@ export function buildMcpToolRegistry<Call, Definition extends McpTool<Call>>(
 }
 
 function jsonResult(value: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }] };
+  return { content: [{ type: 'text', text: jsonText(value) }] };
+}
+
+/**
+ * A frozen result is a shared, unchanging one (content/read-cache.ts freezes what it keeps, deeply), so its
+ * JSON is worked out once instead of on every call that returns it.
+ */
+const jsonOfFrozen = new WeakMap<object, string>();
+
+function jsonText(value: unknown): string {
+  if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return JSON.stringify(value);
+  let text = jsonOfFrozen.get(value);
+  if (text === undefined) jsonOfFrozen.set(value, (text = JSON.stringify(value)));
+  return text;
 }
 
 function errorResult(error: AppError): CallToolResult {
