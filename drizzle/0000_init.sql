@@ -301,7 +301,7 @@ CREATE INDEX "blog_posts_tags_idx" ON "blog_posts" USING gin ("tags");--> statem
 CREATE INDEX "blog_posts_search_idx" ON "blog_posts" USING gin ("search_text" gin_trgm_ops) WITH (fastupdate=false);--> statement-breakpoint
 CREATE INDEX "changelog_entries_published_idx" ON "changelog_entries" USING btree ("published_at" DESC NULLS LAST) WHERE status = 'published';--> statement-breakpoint
 CREATE INDEX "changelog_entries_search_idx" ON "changelog_entries" USING gin ("search_text" gin_trgm_ops) WITH (fastupdate=false);--> statement-breakpoint
-CREATE INDEX "roadmap_items_order_idx" ON "roadmap_items" USING btree ("priority_rank" DESC NULLS LAST,"votes" DESC NULLS LAST,"updated_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "roadmap_items_order_idx" ON "roadmap_items" USING btree ("priority_rank" DESC NULLS LAST,"updated_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "roadmap_items_search_idx" ON "roadmap_items" USING gin ("search_text" gin_trgm_ops) WITH (fastupdate=false);--> statement-breakpoint
 CREATE UNIQUE INDEX "agents_client_person_idx" ON "agents" USING btree ("client_id","responsible_person_id") WHERE kind = 'client';--> statement-breakpoint
 CREATE INDEX "space_members_person_idx" ON "space_members" USING btree ("person_id");--> statement-breakpoint

@@ -288,7 +288,8 @@ async function readItems(ctx: ContentContext, query: ListItemsQuery, visibility:
 /**
  * Every order is descending and ends with the unique `updated_at` (DESIGN 3: priority, then votes, then
  * recency). NULLS LAST (no column here is ever null) matches roadmap_items_order_idx as drizzle writes it, so
- * the default order is read from the index instead of sorting every item.
+ * the default order reads priorities from the index and sorts only within them by votes (an incremental sort;
+ * votes stay out of the index so that a vote's UPDATE is HOT, see schema.ts).
  */
 const descending = (column: SQL | AnyPgColumn) => sql`${column} desc nulls last`;
 const ORDER: Record<RoadmapSort, SQL[]> = {

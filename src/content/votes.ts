@@ -2,20 +2,25 @@
  * Roadmap votes (spec 4.4, DESIGN 3): anyone may vote for a public item, once per `voter_id`, without the
  * secret. A vote is a row keyed by (item, voter): `INSERT … ON CONFLICT DO NOTHING` and `DELETE` tell
  * whether this request changed anything, and only then is the item's counter moved, in the same
- * transaction. So duplicates are ignored and the count stays exact under any concurrency.
+ * statement. So duplicates are ignored and the count stays exact under any concurrency: a concurrent vote on
+ * the same item waits for the row lock and then adds to the committed count (READ COMMITTED re-reads the
+ * updated row before updating it).
+ *
+ * A vote is one statement (the item lookup, the vote row and the counter as data-modifying CTEs) plus the
+ * change notice: PGlite runs statements one at a time, and each round trip holds a pooled connection. The
+ * counter is in no index (schema.ts), so its UPDATE is HOT.
  *
  * Votes are not written to the activity log: they have no actor (spec 4.4 exempts voting from the actor
  * fields), and the log records editorial changes. They do not revalidate the rendered site either; the
  * count is read live from the API.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Tx } from '../platform/database.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
 import { databaseError } from './roadmap.js';
-import { roadmapItems, roadmapVotes } from './schema.js';
-import { writeContent, type Changed } from './write.js';
+import { writeContent } from './write.js';
 
 export const voteInput = z.object({ voter_id: z.string().min(1).max(200).describe('who votes; one vote per voter per item') }).strict();
 export type VoteInput = z.infer<typeof voteInput>;
@@ -26,65 +31,61 @@ export interface VoteResult {
 }
 
 export async function castVote(ctx: ContentContext, slug: string, input: VoteInput): Promise<VoteResult> {
-  const votes = await inTransaction(ctx, slug, async (tx, changed) => {
-    const itemId = await publicItemId(tx, slug);
-    const inserted = await tx
-      .insert(roadmapVotes)
-      .values({ itemId, voterId: input.voter_id })
-      .onConflictDoNothing()
-      .returning({ itemId: roadmapVotes.itemId });
-    if (inserted.length === 0) return currentCount(tx, itemId);
-    changed(slug);
-    return moveCount(tx, itemId, 1);
-  });
+  const votes = await countedChange(ctx, slug, (tx) =>
+    tx.execute(sql`
+      WITH item AS (SELECT id, votes FROM roadmap_items WHERE slug = ${slug} AND public),
+      added AS (
+        INSERT INTO roadmap_votes (item_id, voter_id) SELECT id, ${input.voter_id} FROM item
+        ON CONFLICT DO NOTHING RETURNING item_id
+      ),
+      counted AS (
+        UPDATE roadmap_items SET votes = roadmap_items.votes + 1 FROM added WHERE roadmap_items.id = added.item_id
+        RETURNING roadmap_items.votes
+      )
+      SELECT (SELECT votes FROM counted) AS counted, item.votes AS seen FROM item`),
+  );
   return { votes, voted: true };
 }
 
 export async function withdrawVote(ctx: ContentContext, slug: string, input: VoteInput): Promise<VoteResult> {
-  const votes = await inTransaction(ctx, slug, async (tx, changed) => {
-    const itemId = await publicItemId(tx, slug);
-    const deleted = await tx
-      .delete(roadmapVotes)
-      .where(and(eq(roadmapVotes.itemId, itemId), eq(roadmapVotes.voterId, input.voter_id)))
-      .returning({ itemId: roadmapVotes.itemId });
-    if (deleted.length === 0) return currentCount(tx, itemId);
-    changed(slug);
-    return moveCount(tx, itemId, -1);
-  });
+  const votes = await countedChange(ctx, slug, (tx) =>
+    tx.execute(sql`
+      WITH item AS (SELECT id, votes FROM roadmap_items WHERE slug = ${slug} AND public),
+      removed AS (
+        DELETE FROM roadmap_votes USING item WHERE roadmap_votes.item_id = item.id AND roadmap_votes.voter_id = ${input.voter_id}
+        RETURNING roadmap_votes.item_id
+      ),
+      counted AS (
+        UPDATE roadmap_items SET votes = roadmap_items.votes - 1 FROM removed WHERE roadmap_items.id = removed.item_id
+        RETURNING roadmap_items.votes
+      )
+      SELECT (SELECT votes FROM counted) AS counted, item.votes AS seen FROM item`),
+  );
   return { votes, voted: false };
 }
 
-/** An item deleted between the lookup and the vote fails the foreign key: that is a 404 too. */
-async function inTransaction(ctx: ContentContext, slug: string, work: (tx: Tx, changed: Changed) => Promise<number>): Promise<number> {
+/** What a vote statement answers: no row for an unknown or non-public item; `counted` only when it changed the count. */
+interface CountRow {
+  counted: number | null;
+  seen: number;
+}
+
+/**
+ * Runs a vote statement as a content write: the count it moved (announcing the change), or the count it saw
+ * when it changed nothing. Only public items take votes; a non-public one answers 404 like a missing one
+ * (DESIGN 3), and so does an item deleted between the lookup and the vote (its foreign key fails).
+ */
+async function countedChange(ctx: ContentContext, slug: string, statement: (tx: Tx) => Promise<unknown>): Promise<number> {
   try {
-    return await writeContent(ctx, 'roadmap', work);
+    return await writeContent(ctx, 'roadmap', async (tx, changed) => {
+      const [row] = ((await statement(tx)) as { rows: CountRow[] }).rows;
+      if (!row) throw contentErrors.notFound('roadmap item', slug);
+      if (row.counted === null) return Number(row.seen);
+      changed(slug);
+      return Number(row.counted);
+    });
   } catch (error) {
     if (databaseError(error)?.code === '23503') throw contentErrors.notFound('roadmap item', slug);
     throw error;
   }
-}
-
-/** Only public items take votes; a non-public one answers 404 like a missing one (DESIGN 3). */
-async function publicItemId(tx: Tx, slug: string): Promise<number> {
-  const [item] = await tx
-    .select({ id: roadmapItems.id })
-    .from(roadmapItems)
-    .where(and(eq(roadmapItems.slug, slug), eq(roadmapItems.public, true)))
-    .limit(1);
-  if (!item) throw contentErrors.notFound('roadmap item', slug);
-  return item.id;
-}
-
-async function moveCount(tx: Tx, itemId: number, delta: 1 | -1): Promise<number> {
-  const [row] = await tx
-    .update(roadmapItems)
-    .set({ votes: sql`${roadmapItems.votes} + ${delta}` })
-    .where(eq(roadmapItems.id, itemId))
-    .returning({ votes: roadmapItems.votes });
-  return row.votes;
-}
-
-async function currentCount(tx: Tx, itemId: number): Promise<number> {
-  const [row] = await tx.select({ votes: roadmapItems.votes }).from(roadmapItems).where(eq(roadmapItems.id, itemId));
-  return row.votes;
 }
