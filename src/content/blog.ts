@@ -24,7 +24,7 @@ import { isoDate, limitField } from './fields.js';
 import { cachedRead } from './read-cache.js';
 import { requestRevalidation } from './revalidation.js';
 import { blogPosts, type BLOG_STATUSES } from './schema.js';
-import { slugify, slugSchema, uniqueSlug } from './slugs.js';
+import { insertUnderSlug, slugSchema } from './slugs.js';
 import { writeContent } from './write.js';
 
 export type BlogStatus = (typeof BLOG_STATUSES)[number];
@@ -223,8 +223,13 @@ export async function createPost(ctx: ContentContext, input: CreatePostInput, ac
   const data = createPostInput.parse(input);
   const published = data.status === 'published';
   const post = await writeContent(ctx, 'blog', async (tx, changed) => {
-    const row = await insertWithSlug(tx, data.slug, data.title, (slug) =>
-      tx
+    const row = await insertUnderSlug({
+      given: data.slug,
+      title: data.title,
+      reserved: RESERVED_SLUGS,
+      isTaken: (candidate) => slugTaken(tx, candidate),
+      insert: (slug) =>
+        tx
         .insert(blogPosts)
         .values({
           slug,
@@ -241,7 +246,7 @@ export async function createPost(ctx: ContentContext, input: CreatePostInput, ac
         .onConflictDoNothing({ target: blogPosts.slug })
         .returning()
         .then((rows) => rows[0]),
-    );
+    });
     changed(row.slug);
     await recordActivity(tx, actor, {
       resource: 'blog',
@@ -468,29 +473,6 @@ async function slugTaken(db: Queryable, slug: string): Promise<boolean> {
   if (RESERVED_SLUGS.has(slug)) return true;
   const [row] = await db.select({ id: blogPosts.id }).from(blogPosts).where(eq(blogPosts.slug, slug)).limit(1);
   return Boolean(row);
-}
-
-/**
- * Inserts with the given slug (taken → 409) or one derived from the title. `insert` does
- * `ON CONFLICT DO NOTHING`, so a derived slug a concurrent create took between the check and the insert
- * just moves on to the next free one instead of failing the transaction.
- */
-async function insertWithSlug(
-  tx: Tx,
-  given: string | undefined,
-  title: string,
-  insert: (slug: string) => Promise<PostRow | undefined>,
-): Promise<PostRow> {
-  if (given) {
-    if (RESERVED_SLUGS.has(given)) throw contentErrors.conflict(`slug '${given}' is reserved`, 'slug');
-    const row = await insert(given);
-    if (!row) throw contentErrors.conflict(`slug '${given}' is already taken`, 'slug');
-    return row;
-  }
-  for (;;) {
-    const row = await insert(await uniqueSlug(slugify(title), (candidate) => slugTaken(tx, candidate)));
-    if (row) return row;
-  }
 }
 
 /** Reads a post and locks its row until the transaction ends, so concurrent moves of one post serialize. */

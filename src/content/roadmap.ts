@@ -22,7 +22,7 @@ import { isoDate, limitField } from './fields.js';
 import { cachedRead } from './read-cache.js';
 import { requestRevalidation } from './revalidation.js';
 import { ROADMAP_CATEGORIES, ROADMAP_PRIORITIES, ROADMAP_STATUSES, roadmapItems } from './schema.js';
-import { slugify, slugSchema, uniqueSlug } from './slugs.js';
+import { insertUnderSlug, slugSchema } from './slugs.js';
 import { writeContent, type Changed } from './write.js';
 
 export type RoadmapStatus = (typeof ROADMAP_STATUSES)[number];
@@ -359,55 +359,45 @@ function decodeCursor(sort: RoadmapSort, cursor: string): Position {
 const RESERVED_SLUGS = new Set(['all', 'bulk']);
 
 export async function createItem(ctx: ContentContext, input: CreateItemInput, actor: Actor): Promise<RoadmapItem> {
-  const item = await insertWithUniqueSlug(input, (slug) =>
-    writeContent(ctx, 'roadmap', async (tx, changed) => {
-      const [row] = await tx
-        .insert(roadmapItems)
-        .values({
-          slug: slug ?? (await uniqueSlug(slugify(input.title), (candidate) => slugTaken(tx, candidate))),
-          title: input.title,
-          description: input.description,
-          summary: input.summary,
-          category: input.category,
-          status: input.status ?? 'planned',
-          priority: input.priority ?? 'medium',
-          quarter: input.quarter,
-          public: input.public ?? true,
-          shippedAt: input.status === 'shipped' ? (sql`now()` as unknown as string) : null,
-          updatedAt: orderedNow() as unknown as string,
-        })
-        .returning(itemColumns);
-      const created = toItem(row);
-      changed(created.slug);
-      await recordActivity(tx, actor, {
-        resource: 'roadmap',
-        resourceId: created.slug,
-        action: 'created',
-        summary: `created roadmap item '${created.title}'`,
-      });
-      if (created.public) await requestRevalidation(ctx, tx, { type: 'roadmap', slug: created.slug });
-      return created;
-    }),
-  );
+  const item = await writeContent(ctx, 'roadmap', async (tx, changed) => {
+    const row = await insertUnderSlug({
+      given: input.slug,
+      title: input.title,
+      reserved: RESERVED_SLUGS,
+      isTaken: (candidate) => slugTaken(tx, candidate),
+      insert: (slug) =>
+        tx
+          .insert(roadmapItems)
+          .values({
+            slug,
+            title: input.title,
+            description: input.description,
+            summary: input.summary,
+            category: input.category,
+            status: input.status ?? 'planned',
+            priority: input.priority ?? 'medium',
+            quarter: input.quarter,
+            public: input.public ?? true,
+            shippedAt: input.status === 'shipped' ? (sql`now()` as unknown as string) : null,
+            updatedAt: orderedNow() as unknown as string,
+          })
+          .onConflictDoNothing({ target: roadmapItems.slug })
+          .returning(itemColumns)
+          .then((rows) => rows[0]),
+    });
+    const created = toItem(row);
+    changed(created.slug);
+    await recordActivity(tx, actor, {
+      resource: 'roadmap',
+      resourceId: created.slug,
+      action: 'created',
+      summary: `created roadmap item '${created.title}'`,
+    });
+    if (created.public) await requestRevalidation(ctx, tx, { type: 'roadmap', slug: created.slug });
+    return created;
+  });
   ctx.jobs.wake();
   return item;
-}
-
-/**
- * A given slug that is taken is refused (409); a derived one that loses a race to a concurrent create
- * is derived again.
- */
-async function insertWithUniqueSlug(input: CreateItemInput, insert: (slug?: string) => Promise<RoadmapItem>): Promise<RoadmapItem> {
-  if (input.slug && RESERVED_SLUGS.has(input.slug)) throw slugConflict(input.slug);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await insert(input.slug);
-    } catch (error) {
-      if (!isSlugViolation(error)) throw error;
-      if (input.slug) throw slugConflict(input.slug);
-      if (attempt >= 5) throw error;
-    }
-  }
 }
 
 async function slugTaken(tx: Tx, slug: string): Promise<boolean> {
@@ -560,21 +550,4 @@ async function applyChange(
 
 function notFound(slug: string) {
   return contentErrors.notFound('roadmap item', slug);
-}
-
-function slugConflict(slug: string) {
-  return contentErrors.conflict(`slug '${slug}' is already taken`, 'slug');
-}
-
-function isSlugViolation(error: unknown): boolean {
-  const cause = databaseError(error);
-  return cause?.code === '23505' && (cause.constraint === undefined || cause.constraint === 'roadmap_items_slug_unique');
-}
-
-/** The PostgreSQL error (code, constraint) behind an error, looking through drizzle's wrapping. */
-export function databaseError(error: unknown): { code?: string; constraint?: string } | undefined {
-  for (let cause = error; cause && typeof cause === 'object'; cause = (cause as { cause?: unknown }).cause) {
-    if (typeof (cause as { code?: unknown }).code === 'string') return cause as { code?: string; constraint?: string };
-  }
-  return undefined;
 }

@@ -4,6 +4,7 @@
  * A slug the client gives must already be in that form; if it is taken the write is refused (409).
  */
 import { z } from 'zod';
+import { contentErrors } from './errors.js';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const MAX_SLUG_LENGTH = 80;
@@ -35,5 +36,37 @@ export async function uniqueSlug(base: string, isTaken: (slug: string) => Promis
     const suffix = `-${n}`;
     const candidate = `${base.slice(0, MAX_SLUG_LENGTH - suffix.length).replace(/-+$/, '')}${suffix}`;
     if (!(await isTaken(candidate))) return candidate;
+  }
+}
+
+export interface InsertUnderSlugOptions<Row> {
+  /** The slug the client gave, if any: taken or reserved → 409. */
+  given?: string;
+  /** What a slug is derived from when none is given. */
+  title: string;
+  /** Slugs no record may take (route names such as `drafts`). */
+  reserved: ReadonlySet<string>;
+  /** Whether a slug is reserved or already used (committed rows). */
+  isTaken: (slug: string) => Promise<boolean>;
+  /** Inserts with `ON CONFLICT (slug) DO NOTHING`; undefined when the slug was taken meanwhile. */
+  insert: (slug: string) => Promise<Row | undefined>;
+}
+
+/**
+ * Inserts a record under the given slug or one derived from the title. Because `insert` does
+ * `ON CONFLICT DO NOTHING`, a derived slug that a concurrent create took between the check and the insert
+ * moves on to the next free one instead of failing the transaction, however many creates race.
+ */
+export async function insertUnderSlug<Row>(options: InsertUnderSlugOptions<Row>): Promise<Row> {
+  const { given } = options;
+  if (given) {
+    if (options.reserved.has(given)) throw contentErrors.conflict(`slug '${given}' is reserved`, 'slug');
+    const row = await options.insert(given);
+    if (!row) throw contentErrors.conflict(`slug '${given}' is already taken`, 'slug');
+    return row;
+  }
+  for (;;) {
+    const row = await options.insert(await uniqueSlug(slugify(options.title), options.isTaken));
+    if (row) return row;
   }
 }

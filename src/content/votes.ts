@@ -16,10 +16,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Tx } from '../platform/database.js';
+import { databaseError, type Tx } from '../platform/database.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
-import { databaseError } from './roadmap.js';
 import { writeContent } from './write.js';
 
 export const voteInput = z.object({ voter_id: z.string().min(1).max(200).describe('who votes; one vote per voter per item') }).strict();

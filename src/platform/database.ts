@@ -198,3 +198,11 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
     await client.end();
   }
 }
+
+/** The PostgreSQL error (code, constraint) behind an error, looking through drizzle's wrapping. */
+export function databaseError(error: unknown): { code?: string; constraint?: string } | undefined {
+  for (let cause = error; cause && typeof cause === 'object'; cause = (cause as { cause?: unknown }).cause) {
+    if (typeof (cause as { code?: unknown }).code === 'string') return cause as { code?: string; constraint?: string };
+  }
+  return undefined;
+}
