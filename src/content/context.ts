@@ -16,8 +16,8 @@ export interface ContentContext {
   log: FastifyBaseLogger;
   /** Content writes announce themselves here (write.ts); read caches listen. */
   changes: ChangeFeed;
-  /** The domain read cache (read-cache.ts). */
-  reads: ContentReads;
+  /** The domain read cache (read-cache.ts); absent when the service runs with `readCaches: false`. */
+  reads?: ContentReads;
   /** Set inside `atomically` (mcp/atomically.ts): writes report their changes to the enclosing transaction. */
   enclosingWrite?: (change: Change) => void;
 }

@@ -46,10 +46,10 @@ export function createContentReads(feed: ChangeFeed, options: ContentReadsOption
 /**
  * `load()`'s result, from the cache when `ctx` reads outside any transaction. `key` must name every input the
  * result depends on (the operation, its normalised arguments, the visibility). Results are frozen: one object
- * is handed to many callers.
+ * is handed to many callers. Without a cache (`readCaches: false`, service.ts) every call loads.
  */
 export async function cachedRead<T>(ctx: ContentContext, source: ReadSource, key: string, load: () => Promise<T>): Promise<T> {
-  if (ctx.db !== ctx.database.db) return load();
+  if (!ctx.reads || ctx.db !== ctx.database.db) return load();
   return (await ctx.reads[source].read(key, async () => deepFreeze(await load()))) as T;
 }
 

@@ -29,6 +29,12 @@ export interface ContentService {
 export interface ContentServiceOptions {
   /** How often the job worker looks for due jobs; default 500 ms. */
   jobPollMs?: number;
+  /**
+   * `false` turns off both read caches — the domain read cache (read-cache.ts) and the REST public cache
+   * (rest/public-cache.ts) — so every read goes to the database. For benchmarks and diagnostics only
+   * (`npm run bench:content` measures the database path with it); a deployed service keeps the default, true.
+   */
+  readCaches?: boolean;
 }
 
 export async function createContentService(config: ContentConfig, options: ContentServiceOptions = {}): Promise<ContentService> {
@@ -42,14 +48,15 @@ export async function createContentService(config: ContentConfig, options: Conte
   }
 
   const changes = await ChangeFeed.open(database, { log: app.log });
-  const reads = createContentReads(changes);
+  const readCaches = options.readCaches ?? true;
+  const reads = readCaches ? createContentReads(changes) : undefined;
   const ctx = { config, database, db: database.db, apiSecret, log: app.log, changes, reads } as ContentContext;
   const handlers = Object.fromEntries(Object.entries(contentJobHandlers).map(([kind, make]) => [kind, make(ctx)]));
   ctx.jobs = startJobWorker(database, { handlers, log: app.log, pollMs: options.jobPollMs });
   await ensureContentHousekeepingScheduled(database.db);
 
   // Both watch routes as they are declared, so they come first.
-  registerPublicCache(app, changes, { kinds: ['blog', 'changelog', 'roadmap'] });
+  registerPublicCache(app, changes, { kinds: ['blog', 'changelog', 'roadmap'], serve: readCaches });
   await registerOpenApi(app, ctx);
   registerRestRoutes(app, ctx);
   registerContentMcp(app, ctx);

@@ -33,6 +33,11 @@ export interface PublicCacheOptions {
   maxEntries?: number;
   /** Most bytes of bodies kept in all. Default 32 MiB. */
   maxBytes?: number;
+  /**
+   * `false`: never serve or store a response (the service's `readCaches: false`, for benchmarks and
+   * diagnostics); ETags and 304 answers stay. Default true.
+   */
+  serve?: boolean;
 }
 
 interface CachedResponse {
@@ -66,7 +71,7 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
 }
 
 export function registerPublicCache(app: HttpServer, feed: ChangeFeed, options: PublicCacheOptions): PublicReadCache {
-  const { kinds, ...bounds } = options;
+  const { kinds, serve = true, ...bounds } = options;
   const cache = new PublicReadCache({ maxAgeMs: 60_000, maxEntries: 1000, maxBytes: 32 * 1024 * 1024, ...bounds }).follow(feed, { kinds });
   /** The generation an anonymous miss started in; present only while such a request runs. */
   const missesStartedIn = new WeakMap<FastifyRequest, number>();
@@ -75,7 +80,8 @@ export function registerPublicCache(app: HttpServer, feed: ChangeFeed, options: 
   const isAnonymous = (request: FastifyRequest) => request.headers.authorization === undefined;
 
   app.addHook('onRequest', async function serveFromCache(request, reply) {
-    if (!isCacheable(request) || !isAnonymous(request) || !cache.serving) return;
+    // A request that skips this hook is never stored either: tagAndStore keeps only misses recorded here.
+    if (!serve || !isCacheable(request) || !isAnonymous(request) || !cache.serving) return;
     const entry = cache.get(request.url, Date.now());
     if (!entry) {
       missesStartedIn.set(request, cache.generation);
