@@ -4,8 +4,10 @@
  * next to a bare Fastify route answering the same JSON as `GET /blog?limit=20` (and as `GET /roadmap`) from
  * memory, in one run with the same autocannon settings.
  *
- * Each server runs in a child process of its own; autocannon runs in this process. Targets: public list
- * reads at ≥ 0.5× the bare route's requests/s; search p99 < 20 ms at 10,000 posts.
+ * Each server runs in a child process of its own; autocannon runs in this process. The "no read cache" rows
+ * run against a content service started with `readCaches: false` (both read caches off), one after the other
+ * with the deployed, cached one on the same database. Targets: public list reads at ≥ 0.5× the bare route's
+ * requests/s; search p99 < 20 ms at 10,000 posts (on the uncached service, one request at a time).
  *
  *   npm run bench:content [-- --duration 10 --warmup 2 --connections 50 --engines pglite,postgres
  *                             --posts 10000 --items 1000 --cpu-prof DIR --note TEXT --dry-run]
@@ -103,55 +105,75 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
   const schema = `bench_${process.pid}_${randomBytes(3).toString('hex')}`;
   const database: DatabaseConfig =
     engine === 'pglite' ? { dataDir: path.join(dataDir, 'content'), schema: 'content' } : { url: postgresUrl, dataDir: '', schema };
-  const logFile = path.join(os.tmpdir(), `atrium-bench-content-${engine}.log`);
-
-  console.log(`[${engine}] starting the content service and loading ${seed.posts} posts, ${seed.items} items…`);
   const cpuProfDir = args['cpu-prof'] ? path.resolve(args['cpu-prof'], engine) : undefined;
-  const content = await startContentServer({ database, dataDir, seed }, { cpuProfDir, stdoutFile: logFile });
-  const facts = content.info;
+  /** One content service child; both read the same database (PGlite: the same data directory, one at a time). */
+  const startService = async (readCaches: boolean, seedOptions?: typeof seed) => {
+    const logFile = path.join(os.tmpdir(), `atrium-bench-content-${engine}-${readCaches ? 'cached' : 'uncached'}.log`);
+    const server = await startContentServer({ database, dataDir, seed: seedOptions, readCaches }, { cpuProfDir, stdoutFile: logFile });
+    console.log(`[${engine}] content service with read caches ${readCaches ? 'on' : 'off'}: pid ${server.pid}, log ${logFile}`);
+    return server;
+  };
+
+  console.log(`[${engine}] starting the content service (read caches off) and loading ${seed.posts} posts, ${seed.items} items…`);
+  // Phase 1: the "no read cache" rows, on a service started with `readCaches: false`, which also loads the data.
+  let content = await startService(false, seed);
+  const facts = content.info!;
   console.log(
     `[${engine}] loaded in ${facts.seconds} s: ${facts.votes} votes; "${facts.search.common.word}" in ${facts.search.common.posts} posts, ` +
-      `"${facts.search.rare.word}" in ${facts.search.rare.posts}; service pid ${content.pid}, log ${logFile}`,
+      `"${facts.search.rare.word}" in ${facts.search.rare.posts}`,
   );
   try {
     const documents = { blog: await fetchList(content.url, 'blog'), roadmap: await fetchList(content.url, 'roadmap') };
     const bareServer = await startBareServer({ '/blog': documents.blog.json, '/roadmap': documents.roadmap.json });
     try {
-      const rows: Row[] = [];
-      const run = async (name: string, url: string, loadCase: LoadCase, options: Partial<Omit<Row, 'name' | 'result'>> = {}) => {
-        const { expected = 200, connections = settings.connections, baseline } = options;
-        await expectStatus(url, loadCase, expected);
-        const result = await measure(url, loadCase, { ...settings, connections });
-        rows.push({ name, result, expected, connections, baseline });
-        console.log(`[${engine}] ${name} (${connections} conns): ${result.rps} req/s, p99 ${result.p99} ms ${statusSummary(result, expected)}`);
-        // Let requests still queued in the server drain, so they do not weigh on the next case.
-        await setTimeout(1_000);
-        return result;
-      };
-
-      const bare = {} as Record<List, LoadResult>;
+      /** Every row in report order; `on` says which server answers it. */
+      type Planned = { name: string; on: 'bare' | 'cached' | 'uncached'; loadCase: LoadCase; options?: Partial<Omit<Row, 'name' | 'result'>>; check?: () => Promise<void> };
+      const plan: Planned[] = [];
       for (const list of ['blog', 'roadmap'] as const) {
         const path = LISTS[list];
-        bare[list] = await run(`bare Fastify route, same JSON as ${path}`, bareServer.url, { path }, { baseline: list });
-        await run(`bare Fastify route, same JSON as ${path}, stored as text`, bareServer.url, { path: `/stored${path}` }, { baseline: list });
-        await run(`GET ${path}`, content.url, { path }, { baseline: list });
+        plan.push({ name: `bare Fastify route, same JSON as ${path}`, on: 'bare', loadCase: { path }, options: { baseline: list } });
+        plan.push({ name: `bare Fastify route, same JSON as ${path}, stored as text`, on: 'bare', loadCase: { path: `/stored${path}` }, options: { baseline: list } });
+        plan.push({ name: `GET ${path}`, on: 'cached', loadCase: { path }, options: { baseline: list } });
         const etag = documents[list].etag;
-        if (etag) await run(`GET ${path} with If-None-Match`, content.url, { path, headers: { 'if-none-match': etag } }, { expected: 304, baseline: list });
-        // An authenticated read is never served from the public read cache: this is the database path.
-        await run(`GET ${path}, authenticated (no read cache)`, content.url, { path, headers: authenticated }, { baseline: list });
+        if (etag) plan.push({ name: `GET ${path} with If-None-Match`, on: 'cached', loadCase: { path, headers: { 'if-none-match': etag } }, options: { expected: 304, baseline: list } });
+        plan.push({ name: `GET ${path}, authenticated (no read cache)`, on: 'uncached', loadCase: { path, headers: authenticated }, options: { baseline: list } });
       }
-
       const { common, rare } = facts.search;
-      await run(`GET /search?query=${common.word}`, content.url, { path: `/search?query=${common.word}` });
-      for (const word of [common.word, rare.word]) {
-        await expectSameAnswer(content.url, `/search?query=${word}`, `/search?query=${spell(word, 12_345)}`);
-        await run(`GET /search?query=${word}, spelled anew each time (no read cache)`, content.url, uncachedSearch(word));
-      }
+      plan.push({ name: `GET /search?query=${common.word}`, on: 'cached', loadCase: { path: `/search?query=${common.word}` } });
+      const spelledAnew = (word: string, connections = settings.connections): Planned => ({
+        name: `GET /search?query=${word}, spelled anew each time (no read cache)`,
+        on: 'uncached',
+        loadCase: uncachedSearch(word),
+        options: { connections },
+        check: () => expectSameAnswer(content.url, `/search?query=${word}`, `/search?query=${spell(word, 12_345)}`),
+      });
+      for (const word of [common.word, rare.word]) plan.push(spelledAnew(word));
       // Unloaded latency: one request at a time, so p99 is the time a search takes, not time spent queueing.
-      for (const word of [common.word, rare.word]) {
-        await run(`GET /search?query=${word}, spelled anew each time (no read cache)`, content.url, uncachedSearch(word), { connections: 1 });
-      }
-      await run('POST /roadmap/:slug/vote (distinct voters)', content.url, voteCase(facts.votableSlugs));
+      for (const word of [common.word, rare.word]) plan.push(spelledAnew(word, 1));
+      plan.push({ name: 'POST /roadmap/:slug/vote (distinct voters)', on: 'cached', loadCase: voteCase(facts.votableSlugs) });
+
+      const measured = new Map<Planned, Row>();
+      const run = async (planned: Planned, url: string) => {
+        const { expected = 200, connections = settings.connections, baseline } = planned.options ?? {};
+        await planned.check?.();
+        await expectStatus(url, planned.loadCase, expected);
+        const result = await measure(url, planned.loadCase, { ...settings, connections });
+        measured.set(planned, { name: planned.name, result, expected, connections, baseline });
+        console.log(`[${engine}] ${planned.name} (${connections} conns): ${result.rps} req/s, p99 ${result.p99} ms ${statusSummary(result, expected)}`);
+        // Let requests still queued in the server drain, so they do not weigh on the next case.
+        await setTimeout(1_000);
+      };
+
+      for (const planned of plan.filter((row) => row.on === 'uncached')) await run(planned, content.url);
+      // Phase 2: the same database under a service with its read caches on, as deployed: the bare routes, the
+      // cached reads and the votes (last, as they change the data).
+      await content.stop();
+      content = await startService(true);
+      for (const planned of plan.filter((row) => row.on !== 'uncached')) await run(planned, planned.on === 'bare' ? bareServer.url : content.url);
+
+      const rows = plan.map((planned) => measured.get(planned)!);
+      const bareRow = (list: List) => rows.find((row) => row.name === `bare Fastify route, same JSON as ${LISTS[list]}`)!.result;
+      const bare = { blog: bareRow('blog'), roadmap: bareRow('roadmap') };
       return { engine, facts, rows, bare, bytes: { blog: documents.blog.bytes, roadmap: documents.roadmap.bytes } };
     } finally {
       await bareServer.stop();
@@ -262,10 +284,20 @@ function renderReport(runs: EngineRun[], machine: string, loadAtEnd: number): st
       'PostgreSQL share the same cores. The content service logs one line per request at `info`, as deployed.',
     '',
     'Baseline: a bare Fastify server (no logger, no hooks, no schemas) answering the very document the service answered, ' +
-      'as an object serialized on every request; the "stored as text" rows send it serialized once, as the service’s read ' +
-      'cache does, and are the strict ceiling. Anonymous public GETs are served from the read cache (entries live 1 s and ' +
-      'every write empties it); the authenticated rows bypass it and show the database path; the search rows "spelled anew" ' +
-      'vary the letters’ case and percent-encoding per request, so every URL misses the cache while the query stays the same.',
+      'as an object serialized on every request; the "stored as text" rows send it serialized once, as the service’s public ' +
+      'read cache does, and are the strict ceiling.',
+    '',
+    'Caches: as deployed, the service keeps two read caches, both emptied by the change feed when a content write commits ' +
+      '(with a 60 s safety TTL for writes that bypass the domain layer): the REST public cache of serialized anonymous GET ' +
+      'responses, and the domain read cache of query results, which also serves authenticated reads and every search. The ' +
+      'rows marked "(no read cache)" are therefore answered by a second content service started with `readCaches: false` ' +
+      '(a `ContentServiceOptions` flag for benchmarks and diagnostics that turns both off), so every one of their requests ' +
+      'runs its queries on the database. The two services run one after the other on the same database (the embedded ' +
+      'database serves one process at a time; PostgreSQL is done the same way for one code path): first the caches-off ' +
+      'service, which loads the data, for the "no read cache" rows; then, on that same data, a service with its caches on for ' +
+      'the bare routes, the other rows and the votes (last, since they change the data). The search rows "spelled anew" still ' +
+      'vary the letters’ case and percent-encoding per request (the query, and so the answer, stays the same), a leftover ' +
+      'that changes nothing with the caches off.',
     '',
   ];
   for (const run of runs) {

@@ -1,7 +1,7 @@
 /**
- * A seeded content service in a child process: `startContentServer(...)` in the parent forks this file,
- * which creates the real service (src/content/service.ts) on the given database, loads the benchmark data
- * through the service's own database handle, and listens on port 0.
+ * A content service in a child process: `startContentServer(...)` in the parent forks this file, which
+ * creates the real service (src/content/service.ts) on the given database, loads the benchmark data through
+ * the service's own database handle when asked to (`seed`), and listens on port 0.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,15 +16,18 @@ export interface ContentServerOptions {
   database: DatabaseConfig;
   /** Data directory of the service (assets, generated files). */
   dataDir: string;
-  seed: SeedOptions;
+  /** Load the benchmark data first; without it the service serves the database as it finds it. */
+  seed?: SeedOptions;
+  /** `false` starts the service with both read caches off (ContentServiceOptions.readCaches). Default true. */
+  readCaches?: boolean;
 }
 
-export function startContentServer(options: ContentServerOptions, startOptions?: StartChildOptions): Promise<ChildServer<SeedFacts>> {
-  return startChild<SeedFacts>(fileURLToPath(import.meta.url), options, startOptions);
+export function startContentServer(options: ContentServerOptions, startOptions?: StartChildOptions): Promise<ChildServer<SeedFacts | null>> {
+  return startChild<SeedFacts | null>(fileURLToPath(import.meta.url), options, startOptions);
 }
 
 if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
-  serveChild<ContentServerOptions, SeedFacts>(async (options) => {
+  serveChild<ContentServerOptions, SeedFacts | null>(async (options) => {
     const config: ContentConfig = {
       host: '127.0.0.1',
       port: 0,
@@ -37,8 +40,8 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
       // As deployed: one structured log line per request (the parent sends them to a file).
       logLevel: 'info',
     };
-    const service = await createContentService(config);
-    const facts = await seedContent(service.ctx.database, options.seed);
+    const service = await createContentService(config, { readCaches: options.readCaches ?? true });
+    const facts = options.seed ? await seedContent(service.ctx.database, options.seed) : null;
     const url = await service.listen();
     return { url, info: facts, close: () => service.close() };
   });
