@@ -30,7 +30,7 @@ import type { DatabaseConfig, OrgConfig } from '../src/config.js';
 import { createOrgService } from '../src/org/service.js';
 import { dropSchema } from '../src/platform/database.js';
 import { serveChild, startChild, type ChildServer } from './lib/child.js';
-import { measure, type LoadResult } from './lib/load.js';
+import { measure, summarize, type LoadResult } from './lib/load.js';
 import { describeMachine, machineInfo } from './lib/machine.js';
 import { formatTable, writeResultsSection } from './lib/report.js';
 
@@ -222,18 +222,7 @@ async function exchangeCodes(url: string, info: ServerInfo, codes: string[], con
       },
     ],
   });
-  const statuses: Record<string, number> = {};
-  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count ?? 0;
-  return {
-    rps: Math.round(result.requests.total / result.duration),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    max: result.latency.max,
-    requests: result.requests.total,
-    statuses,
-    errors: result.errors,
-    timeouts: result.timeouts,
-  };
+  return summarize(result);
 }
 
 /** initialize + notifications/initialized; returns the headers each tools/call carries. */

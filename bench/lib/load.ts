@@ -68,7 +68,8 @@ function run(url: string, loadCase: LoadCase, settings: LoadSettings): Promise<a
   });
 }
 
-function summarize(result: autocannon.Result): LoadResult {
+/** The figures a results table shows, from one autocannon run. */
+export function summarize(result: autocannon.Result): LoadResult {
   const statuses: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count ?? 0;
   return {
