@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContent, type TestContent } from '../../helpers/content.js';
 import { engines } from '../../helpers/databases.js';
-import { openSession, post, sessionHeaders } from './mcp-client.js';
+import { openSession, post, sessionHeaders, TOOL_NAMES } from './mcp-client.js';
 
 type JsonSchema = {
   type?: string | string[];
@@ -150,27 +150,7 @@ describe.each(engines)('content MCP argument fuzzing on %s', (engine) => {
     expect(tools).toHaveLength(19);
   });
 
-  it.each([
-    'list_blog_posts',
-    'get_blog_post',
-    'create_blog_post',
-    'update_blog_post',
-    'publish_blog_post',
-    'delete_blog_post',
-    'list_changelog_entries',
-    'get_changelog_entry',
-    'create_changelog_entry',
-    'update_changelog_entry',
-    'delete_changelog_entry',
-    'list_roadmap_items',
-    'get_roadmap_item',
-    'create_roadmap_item',
-    'update_roadmap_item',
-    'delete_roadmap_item',
-    'search_content',
-    'get_asset_upload_url',
-    'get_activity_log',
-  ])('%s refuses wrong types and out-of-range values without writing', async (name) => {
+  it.each(TOOL_NAMES)('%s refuses wrong types and out-of-range values without writing', async (name) => {
     const tool = tools.find((t) => t.name === name)!;
     const base = BASE[name] ?? {};
     const before = await fingerprint();

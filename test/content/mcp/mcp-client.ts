@@ -9,6 +9,29 @@ import { TEST_SECRET } from '../../helpers/content.js';
 export const BEARER = { authorization: `Bearer ${TEST_SECRET}` };
 export const AGENT_NAME = 'test-agent';
 
+/** The 19 tools of spec 4.3, by name. */
+export const TOOL_NAMES = [
+  'list_blog_posts',
+  'get_blog_post',
+  'create_blog_post',
+  'update_blog_post',
+  'publish_blog_post',
+  'delete_blog_post',
+  'list_changelog_entries',
+  'get_changelog_entry',
+  'create_changelog_entry',
+  'update_changelog_entry',
+  'delete_changelog_entry',
+  'list_roadmap_items',
+  'get_roadmap_item',
+  'create_roadmap_item',
+  'update_roadmap_item',
+  'delete_roadmap_item',
+  'search_content',
+  'get_asset_upload_url',
+  'get_activity_log',
+];
+
 export interface Connected {
   client: Client;
   transport: StreamableHTTPClientTransport;

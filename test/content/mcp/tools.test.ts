@@ -7,29 +7,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actor, startContent, type TestContent } from '../../helpers/content.js';
 import { engines } from '../../helpers/databases.js';
-import { AGENT_NAME, callError, callOk, connectClient, type Connected } from './mcp-client.js';
-
-const TOOL_NAMES = [
-  'list_blog_posts',
-  'get_blog_post',
-  'create_blog_post',
-  'update_blog_post',
-  'publish_blog_post',
-  'delete_blog_post',
-  'list_changelog_entries',
-  'get_changelog_entry',
-  'create_changelog_entry',
-  'update_changelog_entry',
-  'delete_changelog_entry',
-  'list_roadmap_items',
-  'get_roadmap_item',
-  'create_roadmap_item',
-  'update_roadmap_item',
-  'delete_roadmap_item',
-  'search_content',
-  'get_asset_upload_url',
-  'get_activity_log',
-];
+import { AGENT_NAME, callError, callOk, connectClient, TOOL_NAMES, type Connected } from './mcp-client.js';
 
 /** A post that passes submit validation (DESIGN 3), so it can be put in review over REST. */
 const READY_POST = {
