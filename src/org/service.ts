@@ -2,10 +2,12 @@
  * The organization service: the OAuth 2.1 authorization server, the organization MCP endpoint and the
  * people's web pages (interface A).
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { OrgConfig } from '../config.js';
 import { openDatabase, type Database } from '../platform/database.js';
-import { createHttpServer, type HttpServer } from '../platform/http.js';
+import { createHttpServer, listenWithBanner, type HttpServer } from '../platform/http.js';
 import { startJobWorker } from '../platform/jobs.js';
 import { registerAuthRoutes } from '../auth/routes.js';
 import { bootstrapOrganization } from './bootstrap.js';
@@ -29,7 +31,7 @@ export interface OrgServiceOptions {
 }
 
 export async function createOrgService(config: OrgConfig, options: OrgServiceOptions = {}): Promise<OrgService> {
-  const app = createHttpServer({ service: 'org', logLevel: config.logLevel, trustProxy: config.trustProxy });
+  const app = createHttpServer({ service: 'org', logLevel: config.logLevel, logFormat: config.logFormat, trustProxy: config.trustProxy });
   const database = await openDatabase(config.database);
   try {
     await bootstrapOrganization(database.db, config, app.log);
@@ -58,11 +60,17 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
     app,
     database,
     ctx,
-    async listen() {
-      const address = await app.listen({ host: config.host, port: config.port });
-      app.log.info({ url: config.publicUrl, listening: address }, `org service listening on ${address}`);
-      return address;
-    },
+    listen: () => listenWithBanner(app, { host: config.host, port: config.port, service: 'org', notes: bannerNotes(config) }),
     close: () => app.close(),
   };
+}
+
+/** Where a person goes first, and where the generated owner password is kept (when it was generated). */
+function bannerNotes(config: OrgConfig): string[] {
+  const passwordFile = path.join(config.dataDir, 'secrets', 'admin-password');
+  return [
+    `sign in at ${config.publicUrl}/signin`,
+    `MCP tools ${config.publicUrl}/docs`,
+    ...(existsSync(passwordFile) ? [`owner password in ${passwordFile}`] : []),
+  ];
 }

@@ -215,7 +215,8 @@ async function listenPostgres(url: string, schema: string, channel: string, hand
  * database take turns instead of colliding on `CREATE TABLE`.
  */
 async function migratePostgres(url: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url, options: `-c search_path="${schema}",public -c TimeZone=UTC` });
+  // A server that never answers (a firewalled host) fails the start after a while instead of hanging it.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 15_000, options: `-c search_path="${schema}",public -c TimeZone=UTC` });
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);

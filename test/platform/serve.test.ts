@@ -24,7 +24,7 @@ async function serve(args: string[], dataDir: string, expected: string[]): Promi
     let buffer = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
-      for (const match of buffer.matchAll(/"msg":"(\w+) service listening on (http:\/\/[^"]+)"/g)) urls[match[1]] = match[2];
+      for (const match of buffer.matchAll(/"msg":"(\w+) service listening on (http:\/\/[^" ]+)/g)) urls[match[1]] = match[2];
       if (expected.every((name) => urls[name])) resolve();
     });
     void exited.then((code) => reject(new Error(`exited early with ${code}`)));
