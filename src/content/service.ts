@@ -8,6 +8,7 @@ import { ChangeFeed } from '../platform/changes.js';
 import { openDatabase } from '../platform/database.js';
 import { createHttpServer, listenWithBanner, type HttpServer } from '../platform/http.js';
 import { startJobWorker } from '../platform/jobs.js';
+import { registerFavicon } from '../platform/favicon.js';
 import { loadOrCreateSecret } from '../platform/secrets.js';
 import type { ContentContext } from './context.js';
 import { ensureContentHousekeepingScheduled } from './housekeeping.js';
@@ -62,6 +63,7 @@ export async function createContentService(config: ContentConfig, options: Conte
   await registerOpenApi(app, ctx);
   registerRestRoutes(app, ctx);
   registerContentMcp(app, ctx);
+  registerFavicon(app);
 
   app.addHook('onClose', async () => {
     await ctx.jobs.stop();

@@ -13,7 +13,8 @@ import { registerAuthRoutes } from '../auth/routes.js';
 import { bootstrapOrganization } from './bootstrap.js';
 import type { OrgContext } from './context.js';
 import { ensureHousekeepingScheduled, HOUSEKEEPING_JOB, housekeepingJob } from './housekeeping.js';
-import { registerOrgMcp } from './mcp/server.js';
+import { orgTools, registerOrgMcp } from './mcp/server.js';
+import { registerFavicon } from '../platform/favicon.js';
 import type { OrgTool } from './mcp/tools.js';
 import { registerWebPages } from './web/index.js';
 
@@ -49,8 +50,10 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   });
 
   registerAuthRoutes(app, ctx);
-  await registerWebPages(app, ctx);
-  registerOrgMcp(app, ctx, options.mcpTools);
+  const tools = options.mcpTools ?? orgTools;
+  await registerWebPages(app, ctx, tools);
+  registerOrgMcp(app, ctx, tools);
+  registerFavicon(app);
 
   app.addHook('onClose', async () => {
     await ctx.jobs.stop();

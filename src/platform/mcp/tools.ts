@@ -107,7 +107,7 @@ function unknownKeysOf(issue: z.core.$ZodIssue): string | undefined {
 }
 
 /** MCP wants an object schema; the `$schema` line adds nothing a client needs. */
-function inputJsonSchema(tool: McpTool<never>): Tool['inputSchema'] {
+export function inputJsonSchema(tool: McpTool<never>): Tool['inputSchema'] {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   if (schema.type !== 'object') throw new Error(`MCP tool ${tool.name}: arguments must be an object schema`);
   return schema as Tool['inputSchema'];
