@@ -9,6 +9,7 @@ import { openDatabase } from '../platform/database.js';
 import { createHttpServer, listenWithBanner, type HttpServer } from '../platform/http.js';
 import { startJobWorker } from '../platform/jobs.js';
 import { registerFavicon } from '../platform/favicon.js';
+import { registerMetrics } from '../platform/metrics.js';
 import { loadOrCreateSecret } from '../platform/secrets.js';
 import type { ContentContext } from './context.js';
 import { ensureContentHousekeepingScheduled } from './housekeeping.js';
@@ -58,6 +59,8 @@ export async function createContentService(config: ContentConfig, options: Conte
   ctx.jobs = startJobWorker(database, { handlers, log: app.log, pollMs: options.jobPollMs });
   await ensureContentHousekeepingScheduled(database.db);
 
+  // Before every route, so its onResponse hook sees them all.
+  if (config.metrics) registerMetrics(app, { service: 'content', database });
   // Both watch routes as they are declared, so they come first.
   registerPublicCache(app, changes, { kinds: ['blog', 'changelog', 'roadmap'], serve: readCaches });
   await registerOpenApi(app, ctx);

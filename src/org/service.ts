@@ -15,6 +15,7 @@ import type { OrgContext } from './context.js';
 import { ensureHousekeepingScheduled, HOUSEKEEPING_JOB, housekeepingJob } from './housekeeping.js';
 import { orgTools, registerOrgMcp } from './mcp/server.js';
 import { registerFavicon } from '../platform/favicon.js';
+import { registerMetrics } from '../platform/metrics.js';
 import type { OrgTool } from './mcp/tools.js';
 import { registerWebPages } from './web/index.js';
 
@@ -44,6 +45,8 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   const ctx = { config, database, db: database.db, log: app.log } as OrgContext;
   ctx.jobs = startJobWorker(database, { handlers: { [HOUSEKEEPING_JOB]: housekeepingJob(ctx) }, log: app.log });
 
+  // Before every route, so its onResponse hook sees them all.
+  if (config.metrics) registerMetrics(app, { service: 'org', database });
   app.get('/health', async (_request, reply) => {
     const ok = await database.db.execute(sql`SELECT 1`).then(() => true, () => false);
     return reply.code(ok ? 200 : 503).send({ ok, service: 'atrium-org', mcp: '/mcp' });

@@ -46,6 +46,8 @@ export interface Database {
    * autovacuum does this already; there it does nothing.
    */
   maintain(): Promise<void>;
+  /** The connections this process holds (for /metrics): PGlite is one in-process connection. */
+  pool(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -91,6 +93,7 @@ async function openPglite(config: DatabaseConfig): Promise<Database> {
       return { close: () => unlisten() };
     },
     maintain: async () => void (await client.exec('VACUUM ANALYZE')),
+    pool: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: () => client.close(),
   };
 }
@@ -154,6 +157,7 @@ async function openPostgres(url: string, schema: string, poolSize: number): Prom
     rows: async (query) => ((await db.execute(query)) as unknown as { rows: never[] }).rows,
     listen: (channel, handlers) => listenPostgres(url, schema, channel, handlers),
     maintain: async () => {},
+    pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
 }
