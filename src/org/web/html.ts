@@ -43,7 +43,8 @@ const STYLE = `
   .error { border: 1px solid #c00; padding: .5rem 1rem; }
   .actions { display: flex; gap: 1rem; }
   table { border-collapse: collapse; width: 100%; }
-  th, td { text-align: left; padding: .5rem; border-bottom: 1px solid #8884; vertical-align: top; overflow-wrap: anywhere; }
+  th, td { text-align: left; padding: .5rem; border-bottom: 1px solid #8884; vertical-align: top; overflow-wrap: break-word; }
+  td button { white-space: nowrap; }
   td ul { margin: 0; padding-left: 1.1rem; }
   /* Narrow screens: each row becomes a card, each cell labelled by its column (data-label). */
   @media (max-width: 40rem) {
