@@ -83,9 +83,12 @@ async function startServices(work: string, env: NodeJS.ProcessEnv, ports: { org:
   child.stderr!.on('data', (chunk) => output.push(String(chunk)));
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output.join('')}`))));
   await Promise.race([
-    Promise.all([waitForHealth(`http://127.0.0.1:${ports.org}/health`), waitForHealth(`http://127.0.0.1:${ports.content}/health`)]),
+    Promise.all([waitForHealth(`http://127.0.0.1:${ports.org}/health`, 180_000), waitForHealth(`http://127.0.0.1:${ports.content}/health`, 180_000)]),
     exited,
-  ]);
+  ]).catch(async (error: Error) => {
+    child.kill('SIGTERM');
+    throw new Error(`${error.message}\n${output.join('')}`);
+  });
   exited.catch(() => {});
   return { child, output };
 }
@@ -116,7 +119,7 @@ export async function runReadmeExamples(log: (line: string) => void = console.lo
     for (const example of examples) {
       const where = `README.md:${example.line}`;
       if (example.directive?.kind === 'file') {
-        await writeFile(path.join(work, example.directive.argument), example.code);
+        await writeFile(path.join(work, example.directive.argument), rewrite(example.code));
         log(`${where} saved as ${example.directive.argument}`);
         continue;
       }
@@ -132,7 +135,7 @@ export async function runReadmeExamples(log: (line: string) => void = console.lo
       if (result.status !== 0) {
         throw new Error(`${where}: the example exited with ${result.status ?? result.signal}\n--- example ---\n${example.code}--- output ---\n${result.stdout}${result.stderr}`);
       }
-      log(`${where} ok (${example.code.split('\n').filter((line) => line.trim() && !line.trim().startsWith('#')).length} commands)`);
+      log(`${where} ok (${example.code.split('\n').filter((line) => line.trim() && !line.trim().startsWith('#')).length} lines)`);
       if (stopped) services = await startServices(work, env, ports);
     }
   } finally {

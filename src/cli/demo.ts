@@ -24,8 +24,8 @@ const EXAMPLES: Array<{ path: string; body: Record<string, unknown>; name: strin
   },
   {
     path: '/changelog',
-    name: 'changelog entry 1.0.0',
-    body: { version: '1.0.0', title: 'First release', summary: 'Blog, changelog, roadmap and search.', status: 'published' },
+    name: 'changelog entry v1.0.0',
+    body: { version: 'v1.0.0', title: 'First release', summary: 'Blog, changelog, roadmap and search.', status: 'published' },
   },
   { path: '/roadmap', name: 'roadmap item dark-mode', body: { slug: 'dark-mode', title: 'Dark mode', category: 'product', priority: 'high' } },
   { path: '/roadmap', name: 'roadmap item webhooks', body: { slug: 'webhooks', title: 'Webhooks for new posts', category: 'integrations' } },
