@@ -14,6 +14,8 @@ const url = z
 const databaseUrl = z
   .string()
   .refine((value) => /^postgres(ql)?:\/\/\S+$/i.test(value), 'must be a PostgreSQL URL such as postgres://user@host:5432/database');
+/** Every password set from the environment (the owner's, and each `password_env` of the organization file). */
+export const passwordRule = z.string().min(8, 'must be at least 8 characters');
 const flag = z.enum(['0', '1', 'true', 'false']).transform((value) => value === '1' || value === 'true');
 const optionalText = z.string().min(1).optional();
 
@@ -30,7 +32,7 @@ const envSchema = z.object({
   CONTENT_DATABASE_URL: databaseUrl.optional(),
   CONTENT_API_SECRET: z.string().min(16, 'CONTENT_API_SECRET must be at least 16 characters').optional(),
   ATRIUM_ADMIN_EMAIL: z.string().email().optional(),
-  ATRIUM_ADMIN_PASSWORD: z.string().min(8).optional(),
+  ATRIUM_ADMIN_PASSWORD: passwordRule.optional(),
   ATRIUM_ORG_FILE: optionalText,
   /** Development only: lets client ID metadata documents be fetched from loopback addresses. */
   ATRIUM_CIMD_ALLOW_LOOPBACK: z.enum(['0', '1', 'true', 'false']).optional(),
