@@ -152,6 +152,35 @@ CREATE TABLE "capabilities" (
 	CONSTRAINT "capabilities_key_unique" UNIQUE("key")
 );
 --> statement-breakpoint
+CREATE TABLE "idempotency_keys" (
+	"person_id" text NOT NULL,
+	"client_id" text NOT NULL,
+	"key" text NOT NULL,
+	"arguments_hash" text NOT NULL,
+	"result" jsonb,
+	"operation_id" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "idempotency_keys_person_id_client_id_key_pk" PRIMARY KEY("person_id","client_id","key")
+);
+--> statement-breakpoint
+CREATE TABLE "operations" (
+	"id" text PRIMARY KEY NOT NULL,
+	"kind" text NOT NULL,
+	"status" text NOT NULL,
+	"person_id" text NOT NULL,
+	"client_id" text,
+	"agent_id" text,
+	"space_id" text,
+	"input" jsonb NOT NULL,
+	"progress" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"result" jsonb,
+	"error" jsonb,
+	"decision_id" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"finished_at" timestamp with time zone
+);
+--> statement-breakpoint
 CREATE TABLE "org_secrets" (
 	"name" text PRIMARY KEY NOT NULL,
 	"value" text NOT NULL,
@@ -287,6 +316,10 @@ CREATE TABLE "oauth_tokens" (
 --> statement-breakpoint
 ALTER TABLE "roadmap_votes" ADD CONSTRAINT "roadmap_votes_item_id_roadmap_items_id_fk" FOREIGN KEY ("item_id") REFERENCES "roadmap_items"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "agents" ADD CONSTRAINT "agents_responsible_person_id_people_id_fk" FOREIGN KEY ("responsible_person_id") REFERENCES "people"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "idempotency_keys" ADD CONSTRAINT "idempotency_keys_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "operations" ADD CONSTRAINT "operations_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "operations" ADD CONSTRAINT "operations_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "agents"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "operations" ADD CONSTRAINT "operations_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "spaces"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "space_members" ADD CONSTRAINT "space_members_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "spaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "space_members" ADD CONSTRAINT "space_members_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "web_sessions" ADD CONSTRAINT "web_sessions_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -304,6 +337,8 @@ CREATE INDEX "changelog_entries_search_idx" ON "changelog_entries" USING gin ("s
 CREATE INDEX "roadmap_items_order_idx" ON "roadmap_items" USING btree ("priority_rank" DESC NULLS LAST,"updated_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "roadmap_items_search_idx" ON "roadmap_items" USING gin ("search_text" gin_trgm_ops) WITH (fastupdate=false);--> statement-breakpoint
 CREATE UNIQUE INDEX "agents_client_person_idx" ON "agents" USING btree ("client_id","responsible_person_id") WHERE kind = 'client';--> statement-breakpoint
+CREATE INDEX "idempotency_keys_created_idx" ON "idempotency_keys" USING btree ("created_at");--> statement-breakpoint
+CREATE INDEX "operations_person_idx" ON "operations" USING btree ("person_id","created_at");--> statement-breakpoint
 CREATE INDEX "space_members_person_idx" ON "space_members" USING btree ("person_id");--> statement-breakpoint
 CREATE INDEX "web_sessions_person_idx" ON "web_sessions" USING btree ("person_id");--> statement-breakpoint
 CREATE INDEX "oauth_codes_grant_idx" ON "oauth_codes" USING btree ("grant_id");--> statement-breakpoint

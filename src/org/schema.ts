@@ -125,3 +125,55 @@ export const webSessions = pgTable(
   },
   (table) => [index('web_sessions_person_idx').on(table.personId)],
 );
+
+/**
+ * Operations (DESIGN 4.4): asynchronous work a tool started — ask, message, task, capability. The row is
+ * the state a client polls with `get_operation`; the work itself runs from the durable job queue
+ * (operations/operations.ts), so it survives a restart and any process may pick it up.
+ */
+export const operations = pgTable(
+  'operations',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['ask', 'message', 'task', 'capability'] }).notNull(),
+    status: text('status', { enum: ['queued', 'running', 'paused', 'succeeded', 'failed', 'cancelled'] }).notNull(),
+    /** Whose operation it is: only this person sees it. */
+    personId: text('person_id').notNull().references(() => people.id, { onDelete: 'cascade' }),
+    /** The OAuth client that started it; null when the organization itself did (a scheduled task run). */
+    clientId: text('client_id'),
+    /** The agent doing the work (the assistant, a messaged agent, a task's assignee, the acting client). */
+    agentId: text('agent_id').references(() => agents.id, { onDelete: 'set null' }),
+    spaceId: text('space_id').references(() => spaces.id, { onDelete: 'set null' }),
+    /** What the work needs, as the kind's runner reads it (the question, the message, the task id, …). */
+    input: jsonb('input').notNull(),
+    /** `[{at, message, percent?}]`, appended in order. */
+    progress: jsonb('progress').notNull().default(sql`'[]'::jsonb`),
+    result: jsonb('result'),
+    /** `{code, message}` once failed. */
+    error: jsonb('error'),
+    decisionId: text('decision_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'string' }),
+  },
+  (table) => [index('operations_person_idx').on(table.personId, table.createdAt)],
+);
+
+/**
+ * Idempotency keys of write tools (DESIGN 4.3), per person and client: the hash of the arguments the key was
+ * first used with, and what that call produced — its result, or the operation it started. Kept 24 hours.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    personId: text('person_id').notNull().references(() => people.id, { onDelete: 'cascade' }),
+    clientId: text('client_id').notNull(),
+    key: text('key').notNull(),
+    /** SHA-256 of the tool name and its canonical arguments. */
+    argumentsHash: text('arguments_hash').notNull(),
+    result: jsonb('result'),
+    operationId: text('operation_id'),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.personId, table.clientId, table.key] }), index('idempotency_keys_created_idx').on(table.createdAt)],
+);

@@ -40,7 +40,7 @@ describe.each(engines)('org housekeeping on %s', (engine) => {
     const before = await housekeepingJob();
     await exec(sql`UPDATE jobs SET run_at = now() WHERE id = ${before.id}`);
     for (let tries = 0; tries < 100; tries++) {
-      await org.service.ctx.jobs.runDue();
+      await org.service.jobs.runDue();
       const after = await housekeepingJob();
       if (after && after.id !== before.id) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
