@@ -12,37 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { orgTools } from '../../src/org/mcp/server.js';
 import { defineOrgTool } from '../../src/org/mcp/tools.js';
-import { startOperation, type OperationRunners } from '../../src/org/operations/operations.js';
 import { orgSecrets } from '../../src/org/schema.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { connectClient, openMcpSession, postMcp } from './oauth-flow.js';
+import { startTool, testRunners } from './fixtures/test-work.js';
 import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
 
 const OTHER = { email: 'other@example.com', password: 'other-password-12' };
 const NOMAD = { email: 'nomad@example.com', password: 'nomad-password-12' };
-
-/** What the test runner does with an operation, by the `mode` it was started with. */
-const testRunners: OperationRunners = {
-  async ask(_ctx, operation) {
-    const { mode, text } = operation.input as { mode: string; text: string };
-    if (mode === 'slow') await new Promise((resolve) => setTimeout(resolve, 1_500));
-    if (mode === 'pause') return { status: 'paused', decisionId: 'dec_test' };
-    if (mode === 'elsewhere') return { status: 'running' };
-    return { status: 'succeeded', result: { echo: text } };
-  },
-};
-
-const startTool = defineOrgTool({
-  name: 'test_start',
-  description: 'test only: starts an operation',
-  scope: null,
-  needsSpace: true,
-  effect: 'work',
-  input: z.object({ text: z.string(), mode: z.enum(['echo', 'slow', 'pause', 'elsewhere']).default('echo'), space_id: z.string() }).strict(),
-  run: ({ text, mode, space_id }, call) =>
-    startOperation(call.ctx, call.db, { kind: 'ask', personId: call.principal.personId, clientId: call.principal.clientId, spaceId: space_id, input: { text, mode } }),
-});
 
 /** A write that takes longer than the test server's budget, then commits one row named by its argument. */
 const slowWriteTool = defineOrgTool({
@@ -85,7 +63,7 @@ spaces:
     org = await startOrg(engine, {
       config: { orgFile },
       mcpTools: [...orgTools, startTool, slowWriteTool],
-      operationRunners: testRunners,
+      operationRunners: testRunners('test'),
       toolBudgetMs: BUDGET_MS,
     });
     owner = await connectOrgMcp(org);
@@ -113,7 +91,7 @@ spaces:
 
   it('waits for quick work and returns the finished operation', async () => {
     const operation = await owner.callOk('test_start', { text: 'hello', space_id: spaceId });
-    expect(operation).toMatchObject({ kind: 'ask', status: 'succeeded', result: { echo: 'hello' }, space_id: spaceId, progress: [] });
+    expect(operation).toMatchObject({ kind: 'ask', status: 'succeeded', result: { echo: 'hello', by: 'test' }, space_id: spaceId, progress: [] });
     expect(operation.operation_id).toMatch(/^op_/);
     expect(Date.parse(operation.updated_at)).toBeGreaterThanOrEqual(Date.parse(operation.created_at));
     expect(await owner.callOk('get_operation', { operation_id: operation.operation_id })).toEqual(operation);
@@ -127,7 +105,7 @@ spaces:
       await new Promise((resolve) => setTimeout(resolve, 100));
       operation = await owner.callOk('get_operation', { operation_id: started.operation_id });
     }
-    expect(operation).toMatchObject({ status: 'succeeded', result: { echo: 'later' } });
+    expect(operation).toMatchObject({ status: 'succeeded', result: { echo: 'later', by: 'test' } });
   });
 
   it('stops waiting when the work pauses for a person: a pause is an answer, not an error', async () => {
