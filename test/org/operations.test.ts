@@ -189,6 +189,15 @@ spaces:
     expect(await count('operations')).toBe(operations);
   });
 
+  it('forgets a key after 24 hours: the same key then starts new work', async () => {
+    const key = `key-${engine}-expired`;
+    const first = await owner.callOk('test_start', { text: 'old', space_id: spaceId, idempotency_key: key });
+    await org.service.database.db.execute(sql`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = ${key}`);
+    const second = await owner.callOk('test_start', { text: 'new', space_id: spaceId, idempotency_key: key });
+    expect(second.operation_id).not.toBe(first.operation_id);
+    expect(second.result.echo).toBe('new');
+  });
+
   it('keeps keys apart per client: another client may use the same key for its own work', async () => {
     const key = `key-${engine}-per-client`;
     const first = await owner.callOk('test_start', { text: 'a', space_id: spaceId, idempotency_key: key });
