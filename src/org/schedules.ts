@@ -66,7 +66,9 @@ export const scheduleInput = z
       issue.addIssue({ code: 'custom', message: 'give exactly one of at (one run) or cron (recurring runs)', path: [] });
       return;
     }
-    const skipped = value.at === undefined ? undefined : skippedLocalTimeProblem(value.at, value.timezone);
+    // Only a well-formed time in a known zone can be looked up (zod checks the object even when a field failed).
+    const comparable = value.at !== undefined && !localDateTimeProblem(value.at) && canonicalTimeZone(String(value.timezone));
+    const skipped = comparable ? skippedLocalTimeProblem(value.at!, value.timezone) : undefined;
     if (skipped) issue.addIssue({ code: 'custom', message: skipped, path: ['at'] });
   })
   .describe('Run once at a local time ({at, timezone}) or repeatedly ({cron, timezone}); the IANA timezone is required.');
@@ -135,7 +137,7 @@ function withSeconds(local: string): string {
 function localDateTimeProblem(value: string): string | undefined {
   const match = LOCAL_DATE_TIME.exec(value);
   if (!match) {
-    return /(?:Z|[+-]\d{2}(?::?\d{2})?)$/.test(value)
+    return /T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)$/i.test(value)
       ? 'give the local time in schedule.timezone without an offset or Z, such as 2026-05-04T09:00'
       : 'expected a local date-time YYYY-MM-DDTHH:MM or YYYY-MM-DDTHH:MM:SS, such as 2026-05-04T09:00';
   }
