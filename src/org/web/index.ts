@@ -18,11 +18,11 @@ import { sendPage, type WebContext } from './respond.js';
 import { registerSignInPages } from './signin.js';
 import { registerHomePage } from './home.js';
 import { registerToolsPage } from './tools-page.js';
-import type { OrgTool } from '../mcp/tools.js';
+import type { OrgToolDefinition } from '../mcp/tools.js';
 
 
 /** `tools`: the org MCP tools the service serves, listed on `/docs`. */
-export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: readonly OrgTool[]): Promise<void> {
+export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: readonly OrgToolDefinition[]): Promise<void> {
   const cookieKey = await loadSharedSecret(ctx.db, 'web-cookie-key');
   const csrfKey = await loadSharedSecret(ctx.db, 'web-csrf-key');
   const web: WebContext = { ctx, csrfKey };

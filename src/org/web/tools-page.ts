@@ -5,16 +5,18 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { SCOPES } from '../../auth/scopes.js';
-import { inputJsonSchema } from '../../platform/mcp/tools.js';
-import type { OrgTool } from '../mcp/tools.js';
+import { objectJsonSchema } from '../../platform/mcp/tools.js';
+import { toOrgTool, type OrgToolDefinition } from '../mcp/tools.js';
 import { ORG_MCP_PATH, ORG_MCP_PROTOCOL } from '../mcp/server.js';
 import { html } from './html.js';
 import { sendPage, type WebContext } from './respond.js';
 
-export function registerToolsPage(app: FastifyInstance, web: WebContext, tools: readonly OrgTool[]): void {
+export function registerToolsPage(app: FastifyInstance, web: WebContext, definitions: readonly OrgToolDefinition[]): void {
   const endpoint = `${web.ctx.config.publicUrl}${ORG_MCP_PATH}`;
+  // As the registry serves them, with the arguments it adds (idempotency_key, wait_seconds).
+  const tools = definitions.map((definition) => toOrgTool(definition));
   const rows = tools.map((tool) => {
-    const schema = inputJsonSchema(tool as never) as { properties?: Record<string, unknown>; required?: string[] };
+    const schema = objectJsonSchema(tool.name, tool.input, 'input') as { properties?: Record<string, unknown>; required?: string[] };
     const args = Object.keys(schema.properties ?? {}).map((name) => (schema.required?.includes(name) ? name : `${name}?`));
     return html`<tr>
 <th scope="row"><code>${tool.name}</code></th>
