@@ -77,9 +77,17 @@ export async function openDatabase(config: DatabaseConfig, options: { poolSize?:
  */
 export const EMBEDDED_SETTINGS = ['shared_buffers=16MB', 'temp_buffers=4MB', 'work_mem=4MB', 'maintenance_work_mem=16MB'];
 
+/**
+ * Creates a new embedded data directory ahead of opening it (nothing to do for PostgreSQL, memory or an existing
+ * directory), so `serve` can prepare both services' directories at once.
+ */
+export async function prepareDatabase(config: DatabaseConfig): Promise<void> {
+  if (config.url || config.dataDir.startsWith('memory://') || existsSync(path.join(config.dataDir, 'PG_VERSION'))) return;
+  await prepareEmbeddedDatabase(config);
+}
+
 async function openPglite(config: DatabaseConfig): Promise<Database> {
-  const inMemory = config.dataDir.startsWith('memory://');
-  if (!inMemory && !existsSync(path.join(config.dataDir, 'PG_VERSION'))) await prepareEmbeddedDatabase(config);
+  await prepareDatabase(config);
   const client = await openPgliteClient(config);
   const db = await migrateEmbedded(client, config);
   return {

@@ -51,17 +51,20 @@ describe('atrium reports common mistakes in one line', () => {
     expectOneLineError(result, /^atrium: content service: the database at CONTENT_DATABASE_URL=postgres:\/\/atrium:\*\*\*@127\.0\.0\.1:1\/atrium does not answer/);
   });
 
-  it('names the variable to set when a port is in use', async () => {
+  // Starts on an embedded database: its first start creates it.
+  it('names the variable to set when a port is in use', { timeout: 120_000 }, async () => {
     const result = await runCli(['serve', '--only', 'content'], { ATRIUM_DATA_DIR: dataDir, CONTENT_PORT: String(occupiedPort) });
     expectOneLineError(result, `content service: port ${occupiedPort} is already in use on 127.0.0.1; set CONTENT_PORT to a free port (or stop what uses it)`);
   });
 
-  it('says when HOST does not resolve', async () => {
+  // Starts on an embedded database: its first start creates it.
+  it('says when HOST does not resolve', { timeout: 120_000 }, async () => {
     const result = await runCli(['serve', '--only', 'content'], { ATRIUM_DATA_DIR: dataDir, CONTENT_PORT: '0', HOST: 'no-such-host.invalid' });
     expectOneLineError(result, /HOST no-such-host\.invalid does not resolve/);
   });
 
-  it('stops the content service and exits 1 when the org service cannot start', async () => {
+  // Starts on an embedded database: its first start creates it.
+  it('stops the content service and exits 1 when the org service cannot start', { timeout: 120_000 }, async () => {
     const result = await runCli(['serve'], {
       ATRIUM_DATA_DIR: dataDir,
       CONTENT_PORT: '0',
