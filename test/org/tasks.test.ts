@@ -8,9 +8,6 @@
  * agent is the delivery's (tested with it); here what matters is that the operation is started, once, for
  * the right task, run time, person, agent and space.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationRow } from '../../src/org/operations/states.js';
@@ -28,30 +25,7 @@ import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { connectClient, openMcpSession, postMcp } from './oauth-flow.js';
 import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
-
-const OTHER = { email: 'other@example.com', password: 'other-password-123' };
-const NOMAD = { email: 'nomad@example.com', password: 'nomad-password-123' };
-
-export async function writeTaskOrgFile(): Promise<string> {
-  const orgFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'atrium-tasks-')), 'org.yaml');
-  await writeFile(
-    orgFile,
-    `organization: { name: Task Co }
-people:
-  - { email: ${OTHER.email}, name: Other, password_env: TASKS_OTHER_PASSWORD }
-  - { email: ${NOMAD.email}, name: Nomad, password_env: TASKS_NOMAD_PASSWORD }
-spaces:
-  - { key: general, name: General, members: [${OWNER.email}] }
-  - { key: secret, name: Secret, members: [${OTHER.email}] }
-agents:
-  - { key: scribe, name: Scribe, description: Writes things, autonomy: 2, responsible: ${OWNER.email}, delivery: { kind: webhook, url: "http://127.0.0.1:9/agent" } }
-  - { key: sleepy, name: Sleepy, description: Disabled in the tests, autonomy: 2, responsible: ${OWNER.email} }
-`,
-  );
-  process.env.TASKS_OTHER_PASSWORD = OTHER.password;
-  process.env.TASKS_NOMAD_PASSWORD = NOMAD.password;
-  return orgFile;
-}
+import { NOMAD, OTHER, writeTaskOrgFile } from './task-org.js';
 
 describe.each(engines)('tasks on %s', (engine) => {
   let org: TestOrg;
@@ -68,9 +42,12 @@ describe.each(engines)('tasks on %s', (engine) => {
   const rows = <T extends Record<string, unknown>>(query: SQL) => org.service.database.rows<T>(query);
   const ctx = () => org.service.ctx;
 
+  let orgFile: Awaited<ReturnType<typeof writeTaskOrgFile>>;
+
   beforeAll(async () => {
+    orgFile = await writeTaskOrgFile();
     org = await startOrg(engine, {
-      config: { orgFile: await writeTaskOrgFile() },
+      config: { orgFile: orgFile.orgFile },
       operationRunners: {
         task: async (_ctx, operation) => {
           ran.push(operation);
@@ -92,6 +69,7 @@ describe.each(engines)('tasks on %s', (engine) => {
     await owner?.close();
     await other?.close();
     await org?.close();
+    await orgFile?.remove();
   });
 
   describe('create_task', () => {
