@@ -237,7 +237,7 @@ CREATE TABLE "task_progress" (
 	"task_id" text NOT NULL,
 	"at" timestamp with time zone DEFAULT now() NOT NULL,
 	"message" text NOT NULL,
-	"percent" integer,
+	"percent" double precision,
 	"operation_id" text
 );
 --> statement-breakpoint

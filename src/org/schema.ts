@@ -6,7 +6,7 @@
  * Everything lives in the database so any process can serve any request (DESIGN section 6).
  */
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, customType, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, index } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, customType, doublePrecision, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, index } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow();
@@ -236,7 +236,7 @@ export const taskProgress = pgTable(
     taskId: text('task_id').notNull().references(() => tasks.id, { onDelete: 'cascade' }),
     at: timestamp('at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
     message: text('message').notNull(),
-    percent: integer('percent'),
+    percent: doublePrecision('percent'),
     /** The operation the event belongs to (a delivery or a scheduled run). */
     operationId: text('operation_id'),
   },

@@ -4,7 +4,8 @@
  *
  * Who calls what:
  * - the MCP tools (mcp/task-tools.ts), for a person: `createTask`, `listTasks`, `getTask`, `answerTask`,
- *   `cancelTask`; a person sees only tasks in their spaces, anything else is `not_found`;
+ *   `cancelTask`; a person sees only tasks in their spaces, anything else is `not_found`; the inbox:
+ *   `listOpenTaskQuestions`, answered with `answerTask`;
  * - the delivery of a task to its agent and the agent API, for the assigned agent: `getTaskForAgent`,
  *   `startTask`, `addTaskProgress`, `askTaskQuestion`, `completeTask`, `reopenTask`. Each takes
  *   `(ctx, db, taskId, input)`, runs in the caller's transaction `db`, and refuses with `invalid_state`
@@ -266,6 +267,37 @@ export async function cancelTask(ctx: OrgContext, db: Queryable, input: CancelTa
   });
 }
 
+/** An unanswered question of an unfinished task, as a person's inbox lists it. */
+export interface OpenTaskQuestion {
+  task_id: string;
+  task_title: string;
+  space_id: string;
+  assignee_agent_id: string | null;
+  question: TaskQuestion;
+}
+
+/**
+ * The questions waiting for an answer in the person's spaces, oldest first (DESIGN 4.6: the inbox lists
+ * open task questions with **Answer**, which is `answerTask`).
+ */
+export async function listOpenTaskQuestions(db: Queryable, spaceIds: readonly string[], limit = 50): Promise<OpenTaskQuestion[]> {
+  if (spaceIds.length === 0) return [];
+  const open = await db
+    .select({ question: taskQuestions, title: tasks.title, spaceId: tasks.spaceId, assignee: tasks.assigneeAgentId })
+    .from(taskQuestions)
+    .innerJoin(tasks, eq(tasks.id, taskQuestions.taskId))
+    .where(and(isNull(taskQuestions.answer), inArray(tasks.spaceId, [...spaceIds]), inArray(tasks.status, ['open', 'in_progress', 'waiting'])))
+    .orderBy(asc(taskQuestions.askedAt), asc(taskQuestions.id))
+    .limit(limit);
+  return open.map((row) => ({
+    task_id: row.question.taskId,
+    task_title: row.title,
+    space_id: row.spaceId,
+    assignee_agent_id: row.assignee,
+    question: toQuestion(row.question),
+  }));
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // The assigned agent's side (delivery and the agent API)
 
@@ -288,6 +320,7 @@ export async function addTaskProgress(
   taskId: string,
   input: { message: string; percent?: number; operationId?: string },
 ): Promise<void> {
+  if (input.percent !== undefined && !(input.percent >= 0 && input.percent <= 100)) throw orgErrors.invalidArgument('percent', 'a number from 0 to 100');
   await recordMove(db, taskId, 'progress', input);
 }
 

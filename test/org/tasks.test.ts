@@ -16,6 +16,7 @@ import {
   askTaskQuestion,
   completeTask,
   getTaskForAgent,
+  listOpenTaskQuestions,
   reopenTask,
   runDueTasks,
   searchTasks,
@@ -218,6 +219,10 @@ describe.each(engines)('tasks on %s', (engine) => {
       const operationId = task.progress[0].operation_id;
       await startTask(ctx(), ctx().db, task.id, { operationId });
       await addTaskProgress(ctx(), ctx().db, task.id, { message: 'Looked at venues', percent: 20, operationId });
+      await expect(addTaskProgress(ctx(), ctx().db, task.id, { message: 'Too far', percent: 101 })).rejects.toMatchObject({
+        code: 'invalid_request',
+        details: { issues: [{ field: 'percent', message: 'a number from 0 to 100' }] },
+      });
       const city = await askTaskQuestion(ctx(), ctx().db, task.id, { text: 'Which city?', askedBy: scribe, operationId });
       const people = await askTaskQuestion(ctx(), ctx().db, task.id, { text: 'How many people?', askedBy: scribe, operationId });
 
@@ -236,6 +241,11 @@ describe.each(engines)('tasks on %s', (engine) => {
         { id: people, text: 'How many people?', asked_at: expect.any(String), asked_by: { type: 'agent', id: scribe } },
       ]);
 
+      // The inbox lists both, oldest first; people of other spaces do not see them.
+      const inbox = (await listOpenTaskQuestions(ctx().db, [general])).filter((open) => open.task_id === task.id);
+      expect(inbox).toEqual(waiting.questions.map((question: unknown) => ({ task_id: task.id, task_title: 'Plan the offsite', space_id: general, assignee_agent_id: scribe, question })));
+      expect((await listOpenTaskQuestions(ctx().db, [secret])).map((open) => open.task_id)).not.toContain(task.id);
+
       const first = await owner.callOk('answer_task', { task_id: task.id, question_id: city, answer: 'Lisbon' });
       expect(first.status).toBe('waiting');
       expect(first.questions[0]).toEqual({
@@ -249,6 +259,7 @@ describe.each(engines)('tasks on %s', (engine) => {
       });
       const second = await owner.callOk('answer_task', { task_id: task.id, question_id: people, answer: '40' });
       expect(second.status).toBe('in_progress');
+      expect((await listOpenTaskQuestions(ctx().db, [general])).map((open) => open.task_id)).not.toContain(task.id);
       // Each answer is queued for delivery to the operation that asked.
       const queued = await rows<{ payload: Record<string, string> }>(
         sql`SELECT payload FROM jobs WHERE kind = 'org.task-answer' AND payload->>'task_id' = ${task.id} ORDER BY id`,
