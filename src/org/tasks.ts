@@ -22,7 +22,7 @@
  * When a person answers a question the agent asked from an operation, a `org.task-answer` job
  * (`taskAnswerJob`) is queued in the same transaction, for the delivery to send the answer to that operation.
  */
-import { and, asc, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, notInArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../platform/database.js';
 import { isAppError } from '../platform/errors.js';
@@ -209,8 +209,8 @@ export async function listTasks(db: Queryable, query: ListTasksInput, caller: Pi
 
 /** A task in one of the caller's spaces; any other id is `not_found`. */
 export async function getTask(db: Queryable, taskId: string, caller: Pick<TaskCaller, 'spaceIds'>): Promise<TaskRecord> {
-  await loadVisibleTask(db, taskId, caller);
-  return getTaskRecord(db, taskId);
+  const [record] = await toRecords(db, [await loadVisibleTask(db, taskId, caller)]);
+  return record;
 }
 
 /**
@@ -469,14 +469,23 @@ export const taskAnswerJob = jobKind<{ operation_id: string; task_id: string; qu
  */
 export async function runDueTasks(ctx: OrgContext, now: Date = new Date()): Promise<number> {
   let fired = 0;
+  // A run that fails is left due for the next look, and skipped in this one so it cannot hold up the others.
+  const failed: string[] = [];
   for (;;) {
     const due = await ctx.db
       .select({ id: tasks.id, nextRunAt: tasks.nextRunAt })
       .from(tasks)
-      .where(sql`${tasks.nextRunAt} <= ${now.toISOString()}`)
+      .where(and(sql`${tasks.nextRunAt} <= ${now.toISOString()}`, failed.length ? notInArray(tasks.id, failed) : undefined))
       .orderBy(asc(tasks.nextRunAt))
       .limit(100);
-    for (const task of due) if (await fireTaskRun(ctx, task.id, task.nextRunAt!, now)) fired++;
+    for (const task of due) {
+      try {
+        if (await fireTaskRun(ctx, task.id, task.nextRunAt!, now)) fired++;
+      } catch (error) {
+        ctx.log.error({ err: error, task: task.id }, 'a scheduled task run failed; it stays due');
+        failed.push(task.id);
+      }
+    }
     if (due.length < 100) return fired;
   }
 }

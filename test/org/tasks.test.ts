@@ -384,6 +384,19 @@ describe.each(engines)('tasks on %s', (engine) => {
       expect((await operationsOf(task.id)).map((operation) => operation.input.run_at)).toEqual([firstDue, '2032-01-03T03:00:00.000Z']);
     });
 
+    it('a run that fails stays due and does not hold up the other runs', async () => {
+      const broken = await owner.callOk('create_task', { space_id: general, title: 'Broken schedule', schedule: { cron: '0 4 * * *', timezone: 'UTC' } });
+      const healthy = await owner.callOk('create_task', { space_id: general, title: 'Healthy schedule', schedule: { cron: '0 4 * * *', timezone: 'UTC' } });
+      // A stored schedule no longer valid (written behind the service's back) makes its run throw.
+      await rows(sql`UPDATE tasks SET schedule = '{"cron": "not a cron", "timezone": "UTC"}'::jsonb WHERE id = ${broken.id}`);
+      await runDueTasks(ctx(), new Date('2033-01-01T04:00:00Z'));
+      expect((await owner.callOk('get_task', { task_id: healthy.id })).progress.at(-1).message).toMatch(/^Scheduled run at .* UTC is due$/);
+      const stuck = await owner.callOk('get_task', { task_id: broken.id });
+      expect(stuck.next_run_at).toBe(broken.next_run_at);
+      expect(stuck.progress).toEqual([]);
+      await owner.callOk('cancel_task', { task_id: broken.id });
+    });
+
     it('keeps 02:30 Berlin right across the spring change: 03:00 on the day 02:30 is skipped, then 02:30 again', async () => {
       const task = await owner.callOk('create_task', { space_id: general, title: 'Rotate the keys', schedule: { cron: '30 2 * * *', timezone: 'Europe/Berlin' } });
       await runDueTasks(ctx(), new Date('2027-03-27T12:00:00Z'));
