@@ -6,9 +6,9 @@
  * - the MCP tools (mcp/task-tools.ts), for a person: `createTask`, `listTasks`, `getTask`, `answerTask`,
  *   `cancelTask`; a person sees only tasks in their spaces, anything else is `not_found`; the inbox:
  *   `listOpenTaskQuestions`, answered with `answerTask`;
- * - the delivery of a task to its agent and the agent API, for the assigned agent: `getTaskForAgent`,
- *   `startTask`, `addTaskProgress`, `askTaskQuestion`, `completeTask`, `reopenTask`. Each takes
- *   `(ctx, db, taskId, input)`, runs in the caller's transaction `db`, and refuses with `invalid_state`
+ * - the delivery of a task to its agent and the agent API, for the assigned agent: `getTaskForAgent(db,
+ *   taskId, agentId)`, and `startTask`, `addTaskProgress`, `askTaskQuestion`, `completeTask`, `reopenTask`,
+ *   each `(ctx, db, taskId, input)`: they run in the caller's transaction `db` and refuse with `invalid_state`
  *   (naming the task's status) what the status table of task-states.ts does not allow;
  * - the assistant: `searchTasks`;
  * - the scheduler: `runDueTasks`, every TASK_RUNS_EVERY_SECONDS on one process (periodic job).
@@ -19,7 +19,7 @@
  * follow it with get_operation); a scheduled run's has no client, since the organization started it.
  * Every such operation is named by a progress event of the task, so cancelling the task can cancel it.
  *
- * When a person answers a question the agent asked from an operation, a `org.task-answer` job
+ * When a person answers a question the agent asked from an operation, an `org.task-answer` job
  * (`taskAnswerJob`) is queued in the same transaction, for the delivery to send the answer to that operation.
  */
 import { and, asc, desc, eq, inArray, isNull, lt, notInArray, sql } from 'drizzle-orm';
