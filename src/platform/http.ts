@@ -10,6 +10,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { AppError, isAppError } from './errors.js';
 import { loggerOptions } from './logger.js';
 
@@ -49,6 +50,11 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     );
   });
 
+  app.addHook('preValidation', async (request) => {
+    const schema = request.routeOptions.schema?.querystring;
+    if (schema instanceof z.ZodObject) request.query = numbersFromQueryString(request.query as Record<string, unknown>, schema);
+  });
+
   // After validation (and after multipart forms are read), before any handler touches the database.
   app.addHook('preHandler', async (request) => {
     if (request.routeOptions.schema && [request.params, request.query, request.body].some(containsNul)) {
@@ -61,6 +67,21 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     sendError(new AppError('not_found', 404, `no route for ${request.method} ${request.url.split('?')[0]}`), reply),
   );
   return app;
+}
+
+/**
+ * A query string carries text only, while the schemas say what a value is (a `limit` is a JSON number, as MCP
+ * arguments give it). So a text the field refuses as it is, but accepts as the number it spells, is passed on
+ * as that number; everything else is left for the schema to judge.
+ */
+function numbersFromQueryString(query: Record<string, unknown>, schema: z.ZodObject): Record<string, unknown> {
+  const converted = { ...query };
+  for (const [name, value] of Object.entries(query)) {
+    const field = schema.shape[name];
+    if (typeof value !== 'string' || value.trim() === '' || !field || field.safeParse(value).success) continue;
+    if (field.safeParse(Number(value)).success) converted[name] = Number(value);
+  }
+  return converted;
 }
 
 /**

@@ -8,6 +8,7 @@ import { actorFields, takeActor } from '../actor.js';
 import {
   approvePost,
   archivePost,
+  blogPost,
   createPost,
   createPostInput,
   deletePost,
@@ -16,6 +17,7 @@ import {
   listDraftPostsInput,
   listPublishedPosts,
   listPostsInput,
+  postPage,
   publishPost,
   schedulePost,
   schedulePostInput,
@@ -26,29 +28,11 @@ import {
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
 import { queryBoolean } from '../fields.js';
-import { BLOG_STATUSES } from '../schema.js';
 import { isAuthenticated, requireSecret } from './auth.js';
 
 const tags = ['blog'];
 const params = z.object({ slug: z.string().min(1).max(200) });
 const actorBody = z.strictObject(actorFields);
-
-const postSummary = z.object({
-  slug: z.string(),
-  title: z.string(),
-  description: z.string().nullable(),
-  author_name: z.string(),
-  author_email: z.string().nullable().optional().describe('Only on authenticated reads (preview, drafts, writes)'),
-  tags: z.array(z.string()),
-  status: z.enum(BLOG_STATUSES),
-  og_image_url: z.string().nullable(),
-  publish_at: z.string().nullable().describe('When a scheduled post publishes itself'),
-  published_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-const postRecord = postSummary.extend({ content: z.string() });
-const postPage = z.object({ posts: z.array(postSummary), next_cursor: z.string().nullable(), total: z.number().int() });
 
 export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
   const protectedRoute = { onRequest: requireSecret(ctx) };
@@ -86,7 +70,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
         summary: 'Get one published post; preview=true (auth required) shows a post in any state',
         params,
         querystring: z.strictObject({ preview: queryBoolean.optional() }),
-        response: { 200: postRecord },
+        response: { 200: blogPost },
       },
     },
     async (request) => {
@@ -101,7 +85,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
     '/blog',
     {
       ...protectedRoute,
-      schema: { tags, summary: 'Create a post (draft by default, or published)', body: createPostInput.extend(actorFields), response: { 201: postRecord } },
+      schema: { tags, summary: 'Create a post (draft by default, or published)', body: createPostInput.extend(actorFields), response: { 201: blogPost } },
     },
     async (request, reply) => {
       const [actor, input] = takeActor(request.body);
@@ -113,7 +97,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
     '/blog/:slug',
     {
       ...protectedRoute,
-      schema: { tags, summary: 'Update a post; updating a published post revalidates its pages', params, body: updatePostInput.extend(actorFields), response: { 200: postRecord } },
+      schema: { tags, summary: 'Update a post; updating a published post revalidates its pages', params, body: updatePostInput.extend(actorFields), response: { 200: blogPost } },
     },
     async (request) => {
       const [actor, input] = takeActor(request.body);
@@ -130,7 +114,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
   for (const [move, summary, run] of moves) {
     app.post(
       `/blog/:slug/${move}`,
-      { ...protectedRoute, schema: { tags, summary, params, body: actorBody, response: { 200: postRecord } } },
+      { ...protectedRoute, schema: { tags, summary, params, body: actorBody, response: { 200: blogPost } } },
       async (request) => run(ctx, request.params.slug, request.body),
     );
   }
@@ -144,7 +128,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
         summary: 'Schedule a draft or a post in review to publish itself at publish_at (DESIGN 3)',
         params,
         body: schedulePostInput.extend(actorFields),
-        response: { 200: postRecord },
+        response: { 200: blogPost },
       },
     },
     async (request) => {

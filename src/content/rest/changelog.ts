@@ -9,9 +9,11 @@ import type { HttpServer } from '../../platform/http.js';
 import { actorFields, takeActor } from '../actor.js';
 import {
   approveEntry,
+  changelogEntry,
   createEntry,
   createEntryInput,
   deleteEntry,
+  entryPage,
   getEntry,
   listDraftEntries,
   listDraftEntriesInput,
@@ -25,27 +27,11 @@ import {
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
 import { queryBoolean } from '../fields.js';
-import { CHANGELOG_STATUSES, CHANGELOG_TYPES } from '../schema.js';
 import { isAuthenticated, requireSecret } from './auth.js';
 
 const tags = ['changelog'];
 const params = z.object({ identifier: z.string().min(1).max(200).describe('The entry slug (v1-4-0) or version (v1.4.0)') });
 const actorBody = z.strictObject(actorFields);
-
-const entrySummary = z.object({
-  slug: z.string(),
-  version: z.string(),
-  title: z.string(),
-  summary: z.string().nullable(),
-  type: z.enum(CHANGELOG_TYPES),
-  highlights: z.array(z.string()),
-  status: z.enum(CHANGELOG_STATUSES),
-  published_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-const entryRecord = entrySummary.extend({ content: z.string() });
-const entryPage = z.object({ entries: z.array(entrySummary), next_cursor: z.string().nullable(), total: z.number().int() });
 
 export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): void {
   const protectedRoute = { onRequest: requireSecret(ctx) };
@@ -78,7 +64,7 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
         summary: 'Get one published entry by slug or version; preview=true (auth required) shows any state',
         params,
         querystring: z.strictObject({ preview: queryBoolean.optional() }),
-        response: { 200: entryRecord },
+        response: { 200: changelogEntry },
       },
     },
     async (request) => {
@@ -93,7 +79,7 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
     '/changelog',
     {
       ...protectedRoute,
-      schema: { tags, summary: 'Create an entry (draft by default, or published)', body: createEntryInput.extend(actorFields), response: { 201: entryRecord } },
+      schema: { tags, summary: 'Create an entry (draft by default, or published)', body: createEntryInput.extend(actorFields), response: { 201: changelogEntry } },
     },
     async (request, reply) => {
       const [actor, input] = takeActor(request.body);
@@ -110,7 +96,7 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
         summary: 'Update an entry; updating a published entry revalidates its pages',
         params,
         body: updateEntryInput.extend(actorFields),
-        response: { 200: entryRecord },
+        response: { 200: changelogEntry },
       },
     },
     async (request) => {
@@ -127,7 +113,7 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
   for (const [move, summary, run] of moves) {
     app.post(
       `/changelog/:identifier/${move}`,
-      { ...protectedRoute, schema: { tags, summary, params, body: actorBody, response: { 200: entryRecord } } },
+      { ...protectedRoute, schema: { tags, summary, params, body: actorBody, response: { 200: changelogEntry } } },
       async (request) => run(ctx, request.params.identifier, request.body),
     );
   }
