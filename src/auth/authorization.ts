@@ -39,7 +39,7 @@ export interface AuthorizeOutcome {
  */
 export async function startAuthorization(ctx: OrgContext, params: RawParams): Promise<AuthorizeOutcome> {
   // RFC 6749 §4.1.1: the client must be known (registered, or a metadata document URL).
-  const client = await findClient(ctx, requiredParam(params, 'client_id'), 400);
+  const client = await findClient(ctx, requiredParam(params, 'client_id'));
 
   // Spec 4.1 rules 1–4. Required even with one registered URI, as spec 4.1 lists it in the query.
   const redirectUri = requiredParam(params, 'redirect_uri');

@@ -46,20 +46,12 @@ export function registrationRecord(client: Client) {
   };
 }
 
-/**
- * The client behind a `client_id`, or InvalidClient. `status` is 401 at the token and revocation endpoints
- * (RFC 6749 §5.2) and 400 where the person's browser shows the error.
- */
-export async function findClient(ctx: OrgContext, clientId: string, status: 400 | 401 = 401): Promise<Client> {
-  try {
-    if (isMetadataDocumentClientId(clientId)) return await loadMetadataDocumentClient(ctx, clientId);
-    const client = await selectClient(ctx.db, clientId);
-    if (!client || client.kind !== 'registered') throw new InvalidClient('unknown client_id');
-    return client;
-  } catch (error) {
-    if (error instanceof InvalidClient && error.status !== status) throw new InvalidClient(error.message, status);
-    throw error;
-  }
+/** The client behind a `client_id`, or InvalidClient. */
+export async function findClient(ctx: OrgContext, clientId: string): Promise<Client> {
+  if (isMetadataDocumentClientId(clientId)) return loadMetadataDocumentClient(ctx, clientId);
+  const client = await selectClient(ctx.db, clientId);
+  if (!client || client.kind !== 'registered') throw new InvalidClient('unknown client_id');
+  return client;
 }
 
 export async function selectClient(db: Queryable, clientId: string): Promise<Client | undefined> {

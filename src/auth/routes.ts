@@ -127,7 +127,7 @@ function toOAuthError(error: unknown, request: FastifyRequest): OAuthError {
  * does not match); a client asking for JSON gets the RFC 6749 §5.2 body. Always 400, never a redirect.
  */
 function sendAuthorizationErrorPage(error: OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  noStore(reply).code(400);
+  noStore(reply).code(error.pageStatus);
   const accept = request.headers.accept ?? '';
   if (accept.includes('application/json') && !accept.includes('text/html')) return reply.type('application/json; charset=utf-8').send(error.toOAuthJSON());
   return reply
