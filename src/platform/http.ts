@@ -11,7 +11,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError, isAppError } from './errors.js';
+import { isAppError, platformErrors, type AppError } from './errors.js';
 import { loggerOptions } from './logger.js';
 
 export type HttpServer = FastifyInstance<any, any, any, any, ZodTypeProvider>;
@@ -58,13 +58,13 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   // After validation (and after multipart forms are read), before any handler touches the database.
   app.addHook('preHandler', async (request) => {
     if (request.routeOptions.schema && [request.params, request.query, request.body].some(containsNul)) {
-      throw new AppError('invalid_request', 400, 'text may not contain NUL characters (U+0000)');
+      throw platformErrors.invalidRequest('text may not contain NUL characters (U+0000)');
     }
   });
 
   app.setErrorHandler((error, request, reply) => sendError(toAppError(error, request), reply));
   app.setNotFoundHandler((request, reply) =>
-    sendError(new AppError('not_found', 404, `no route for ${request.method} ${request.url.split('?')[0]}`), reply),
+    sendError(platformErrors.noRoute(request.method, request.url.split('?')[0]), reply),
   );
   return app;
 }
@@ -113,15 +113,15 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
       message: issue.message,
     }));
     const summary = issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ');
-    return new AppError('invalid_request', 400, `invalid request: ${summary}`, { issues });
+    return platformErrors.invalidRequest(`invalid request: ${summary}`, { issues });
   }
   const status = (error as FastifyError)?.statusCode;
-  if (status === 413) return new AppError('payload_too_large', 413, 'request body is too large');
-  if (status === 415) return new AppError('unsupported_media_type', 415, (error as Error).message);
-  if (status === 429) return new AppError('rate_limited', 429, 'too many requests, slow down');
-  if (status && status >= 400 && status < 500) return new AppError('invalid_request', 400, (error as Error).message);
+  if (status === 413) return platformErrors.payloadTooLarge();
+  if (status === 415) return platformErrors.unsupportedMediaType((error as Error).message);
+  if (status === 429) return platformErrors.rateLimited();
+  if (status && status >= 400 && status < 500) return platformErrors.invalidRequest((error as Error).message);
   request.log.error({ err: error }, 'unhandled error');
-  return new AppError('internal_error', 500, 'internal server error');
+  return platformErrors.internal();
 }
 
 function parseTrustProxy(value: string | undefined): boolean | string[] {

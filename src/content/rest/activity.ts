@@ -2,13 +2,13 @@
 import type { HttpServer } from '../../platform/http.js';
 import { activityPage, activityQuery, listActivity } from '../activity.js';
 import type { ContentContext } from '../context.js';
-import { requireSecret } from './auth.js';
+import { SECRET_REQUIRED } from './auth.js';
 
 export function registerActivityRoutes(app: HttpServer, ctx: ContentContext): void {
   app.get(
     '/activity',
     {
-      onRequest: requireSecret(ctx),
+      config: SECRET_REQUIRED,
       schema: {
         tags: ['activity'],
         summary: 'The activity log, oldest first; page on with cursor = next_cursor (auth required)',

@@ -28,15 +28,13 @@ import {
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
 import { queryBoolean } from '../fields.js';
-import { isAuthenticated, requireSecret } from './auth.js';
+import { isAuthenticated, SECRET_REQUIRED } from './auth.js';
 
 const tags = ['blog'];
 const params = z.object({ slug: z.string().min(1).max(200) });
 const actorBody = z.strictObject(actorFields);
 
 export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
-  const protectedRoute = { onRequest: requireSecret(ctx) };
-
   app.get(
     '/blog',
     {
@@ -50,7 +48,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
   app.get(
     '/blog/drafts',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: {
         tags,
         summary: 'List unpublished posts: draft, review and scheduled (auth required)',
@@ -84,7 +82,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
   app.post(
     '/blog',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: { tags, summary: 'Create a post (draft by default, or published)', body: createPostInput.extend(actorFields), response: { 201: blogPost } },
     },
     async (request, reply) => {
@@ -96,7 +94,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
   app.patch(
     '/blog/:slug',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: { tags, summary: 'Update a post; updating a published post revalidates its pages', params, body: updatePostInput.extend(actorFields), response: { 200: blogPost } },
     },
     async (request) => {
@@ -114,7 +112,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
   for (const [move, summary, run] of moves) {
     app.post(
       `/blog/:slug/${move}`,
-      { ...protectedRoute, schema: { tags, summary, params, body: actorBody, response: { 200: blogPost } } },
+      { config: SECRET_REQUIRED, schema: { tags, summary, params, body: actorBody, response: { 200: blogPost } } },
       async (request) => run(ctx, request.params.slug, request.body),
     );
   }
@@ -122,7 +120,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
   app.post(
     '/blog/:slug/schedule',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: {
         tags,
         summary: 'Schedule a draft or a post in review to publish itself at publish_at (DESIGN 3)',
@@ -140,7 +138,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
   app.delete(
     '/blog/:slug',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: {
         tags,
         summary: 'Delete a draft for good; any other status is refused',

@@ -27,15 +27,13 @@ import {
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
 import { queryBoolean } from '../fields.js';
-import { isAuthenticated, requireSecret } from './auth.js';
+import { isAuthenticated, SECRET_REQUIRED } from './auth.js';
 
 const tags = ['changelog'];
 const params = z.object({ identifier: z.string().min(1).max(200).describe('The entry slug (v1-4-0) or version (v1.4.0)') });
 const actorBody = z.strictObject(actorFields);
 
 export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): void {
-  const protectedRoute = { onRequest: requireSecret(ctx) };
-
   app.get(
     '/changelog',
     {
@@ -49,7 +47,7 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
   app.get(
     '/changelog/drafts',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: { tags, summary: 'List unpublished entries: draft and review (auth required)', querystring: listDraftEntriesInput, response: { 200: entryPage } },
     },
     async (request) => listDraftEntries(ctx, request.query),
@@ -78,7 +76,7 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
   app.post(
     '/changelog',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: { tags, summary: 'Create an entry (draft by default, or published)', body: createEntryInput.extend(actorFields), response: { 201: changelogEntry } },
     },
     async (request, reply) => {
@@ -90,7 +88,7 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
   app.patch(
     '/changelog/:identifier',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: {
         tags,
         summary: 'Update an entry; updating a published entry revalidates its pages',
@@ -113,7 +111,7 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
   for (const [move, summary, run] of moves) {
     app.post(
       `/changelog/:identifier/${move}`,
-      { ...protectedRoute, schema: { tags, summary, params, body: actorBody, response: { 200: changelogEntry } } },
+      { config: SECRET_REQUIRED, schema: { tags, summary, params, body: actorBody, response: { 200: changelogEntry } } },
       async (request) => run(ctx, request.params.identifier, request.body),
     );
   }
@@ -121,7 +119,7 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
   app.delete(
     '/changelog/:identifier',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: {
         tags,
         summary: 'Delete a draft entry for good; review and published entries are refused',

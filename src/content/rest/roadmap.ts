@@ -24,7 +24,7 @@ import {
   updateItemInput,
 } from '../roadmap.js';
 import { castVote, voteInput, withdrawVote } from '../votes.js';
-import { isAuthenticated, requireSecret } from './auth.js';
+import { isAuthenticated, SECRET_REQUIRED } from './auth.js';
 
 const tags = ['roadmap'];
 const params = z.object({ slug: z.string().min(1).max(200) });
@@ -33,8 +33,6 @@ const actorBody = z.strictObject(actorFields);
 const voteResult = z.object({ votes: z.number().int(), voted: z.boolean() });
 
 export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): void {
-  const protectedRoute = { onRequest: requireSecret(ctx) };
-
   app.get(
     '/roadmap',
     {
@@ -48,7 +46,7 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
   app.get(
     '/roadmap/all',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: { tags, summary: 'List every roadmap item, non-public ones too (auth required)', querystring: listItemsQuery, response: { 200: itemPage } },
     },
     async (request) => listItems(ctx, request.query, { includeHidden: true }),
@@ -66,7 +64,7 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
   app.post(
     '/roadmap',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: { tags, summary: 'Create an item', body: createItemInput.extend(actorFields), response: { 201: roadmapItem } },
     },
     async (request, reply) => {
@@ -78,7 +76,7 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
   app.post(
     '/roadmap/bulk',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: {
         tags,
         summary: 'Update status, quarter or priority of 1 to 100 items at once; all or nothing',
@@ -95,7 +93,7 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
   app.patch(
     '/roadmap/:slug',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: { tags, summary: 'Update an item; any status may move to any other', params, body: updateItemInput.extend(actorFields), response: { 200: roadmapItem } },
     },
     async (request) => {
@@ -107,7 +105,7 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
   app.post(
     '/roadmap/:slug/ship',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: { tags, summary: 'Mark an item shipped, recording shipped_at', params, body: shipItemInput.extend(actorFields), response: { 200: roadmapItem } },
     },
     async (request) => {
@@ -119,7 +117,7 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
   app.delete(
     '/roadmap/:slug',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: {
         tags,
         summary: 'Delete an item and its votes; a shipped item is refused',
