@@ -4,7 +4,7 @@
  * ever issued and `token_endpoint_auth_method` is always `none` (spec 5.1).
  */
 import { eq } from 'drizzle-orm';
-import type { OrgContext } from '../org/context.js';
+import type { AuthContext } from './context.js';
 import type { Queryable } from '../platform/database.js';
 import { isMetadataDocumentClientId, loadMetadataDocumentClient } from './cimd.js';
 import { parseClientMetadata, type Client } from './client-metadata.js';
@@ -22,7 +22,7 @@ export interface RegistrationSource {
 }
 
 /** POST /oauth/register (RFC 7591 §3.1). Only well-formed registrations count towards the address's limit. */
-export async function registerClient(ctx: OrgContext, input: unknown, source: RegistrationSource = {}): Promise<Client> {
+export async function registerClient(ctx: AuthContext, input: unknown, source: RegistrationSource = {}): Promise<Client> {
   const metadata = parseClientMetadata(input);
   if (source.address !== undefined) await checkRegistrationRate(ctx, source.address);
   const [client] = await ctx.db
@@ -47,7 +47,7 @@ export function registrationRecord(client: Client) {
 }
 
 /** The client behind a `client_id`, or InvalidClient. */
-export async function findClient(ctx: OrgContext, clientId: string): Promise<Client> {
+export async function findClient(ctx: AuthContext, clientId: string): Promise<Client> {
   if (isMetadataDocumentClientId(clientId)) return loadMetadataDocumentClient(ctx, clientId);
   const client = await selectClient(ctx.db, clientId);
   if (!client || client.kind !== 'registered') throw new InvalidClient('unknown client_id');

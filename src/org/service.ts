@@ -7,7 +7,7 @@ import type { OrgConfig } from '../config.js';
 import { openDatabase, type Database } from '../platform/database.js';
 import { createHttpServer, type HttpServer } from '../platform/http.js';
 import { startJobWorker } from '../platform/jobs.js';
-import { registerAuthRoutes } from '../auth/routes.js';
+import { registerAuthRoutes } from '../auth/index.js';
 import { bootstrapOrganization } from './bootstrap.js';
 import type { OrgContext } from './context.js';
 import { ensureHousekeepingScheduled, HOUSEKEEPING_JOB, housekeepingJob } from './housekeeping.js';

@@ -9,7 +9,7 @@
  */
 import type { Server } from '@modelcontextprotocol/server';
 import type { FastifyReply } from 'fastify';
-import { resourceMetadataUrl } from '../../auth/resource.js';
+import { resourceMetadataUrl } from '../../auth/index.js';
 import type { HttpServer } from '../../platform/http.js';
 import { sendError, toAppError } from '../../platform/http.js';
 import { registerMcpEndpoint, type McpCall } from '../../platform/mcp/endpoint.js';

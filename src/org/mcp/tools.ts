@@ -5,7 +5,7 @@
  * checking and result shapes are the platform's (platform/mcp/tools.ts), shared with the content server.
  */
 import type { z } from 'zod';
-import type { Scope } from '../../auth/scopes.js';
+import type { Scope } from '../../auth/index.js';
 import type { McpTool, McpToolRegistry } from '../../platform/mcp/tools.js';
 import type { OrgContext } from '../context.js';
 
