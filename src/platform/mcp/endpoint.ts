@@ -22,10 +22,8 @@ import {
   isJsonContentType,
   Server,
   WebStandardStreamableHTTPServerTransport,
-  type AuthInfo,
   type Implementation,
   type InitializeRequest,
-  type ScopeChallengeHandler,
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
@@ -66,13 +64,6 @@ export interface McpEndpointOptions<Principal> {
   authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Principal> | Principal;
   /** The principal's stable id stored with the session; a session is only usable by the same principal. */
   principalId?(principal: Principal): string | null;
-  /** The principal as the SDK's `AuthInfo`, handed to handlers (`ctx.http.authInfo`) and `scopeChallenge`. */
-  authInfo?(principal: Principal): AuthInfo;
-  /**
-   * Decides, before dispatch, whether a request needs more OAuth scope; the transport then answers HTTP 403
-   * with `WWW-Authenticate: Bearer error="insufficient_scope", scope=…` (MCP authorization, scope challenges).
-   */
-  scopeChallenge?: ScopeChallengeHandler;
   /** Installs the request handlers (`tools/list`, `tools/call`, …) on one request's fresh `Server`. */
   installHandlers(server: Server, call: McpCall<Principal>): void;
   /** Largest POST body in bytes; default 1 MiB (spec section 8). */
@@ -105,7 +96,6 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
       keepAliveMs: options.keepAliveMs,
     });
     transport.onerror = (error) => request.log.debug({ err: error }, 'mcp transport refused a request');
-    if (options.scopeChallenge) transport.setScopeChallengeResolver(options.scopeChallenge);
     await server.connect(transport);
     reply.raw.once('close', () => {
       openStreams.delete(transport);
@@ -115,8 +105,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
       void server.close();
     });
     if (request.method === 'GET') openStreams.add(transport);
-    const authInfo = options.authInfo?.(call.principal);
-    return transport.handleRequest(toWebRequest(request), { parsedBody: init.body, authInfo });
+    return transport.handleRequest(toWebRequest(request), { parsedBody: init.body });
   }
 
   /** 2025-03-26 transport, "Session Management": the header is required after initialize. */
