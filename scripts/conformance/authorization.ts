@@ -1,5 +1,5 @@
 /**
- * Part of `npm run test:conformance` (issue 4): the conformance suite's authorization-server scenarios, from
+ * Part of `npm run test:conformance`: the conformance suite's authorization-server scenarios, from
  * its 0.2 line (`mcp-conformance-authorization`, an npm alias of `@modelcontextprotocol/conformance@0.2.x`,
  * since the 0.1 line the server scenarios use has no `authorization` command), against a real org service:
  *
