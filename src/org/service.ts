@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import type { OrgConfig } from '../config.js';
 import { openDatabase, type Database } from '../platform/database.js';
-import { createHttpServer, type HttpServer } from '../platform/http.js';
+import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
 import { startJobWorker } from '../platform/jobs.js';
 import { registerAuthRoutes } from '../auth/index.js';
 import { bootstrapOrganization } from './bootstrap.js';
@@ -15,12 +15,10 @@ import { registerOrgMcp } from './mcp/server.js';
 import type { OrgTool } from './mcp/tools.js';
 import { registerWebPages } from './web/index.js';
 
-export interface OrgService {
+export interface OrgService extends Listening {
   app: HttpServer;
   database: Database;
   ctx: OrgContext;
-  listen(): Promise<string>;
-  close(): Promise<void>;
 }
 
 export interface OrgServiceOptions {
@@ -54,15 +52,5 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
     await ctx.jobs.stop();
     await database.close();
   });
-  return {
-    app,
-    database,
-    ctx,
-    async listen() {
-      const address = await app.listen({ host: config.host, port: config.port });
-      app.log.info({ url: config.publicUrl, listening: address }, `org service listening on ${address}`);
-      return address;
-    },
-    close: () => app.close(),
-  };
+  return { app, database, ctx, ...listening(app, 'org', config) };
 }

@@ -69,6 +69,25 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   return app;
 }
 
+export interface Listening {
+  /** Starts listening; resolves with the bound URL. */
+  listen(): Promise<string>;
+  /** Stops accepting connections, finishes in-flight requests and runs the `onClose` hooks. */
+  close(): Promise<void>;
+}
+
+/** `listen()` at the configured address, logged with the service's public URL, and `close()`. */
+export function listening(app: HttpServer, service: string, config: { host: string; port: number; publicUrl: string }): Listening {
+  return {
+    async listen() {
+      const address = await app.listen({ host: config.host, port: config.port });
+      app.log.info({ url: config.publicUrl, listening: address }, `${service} service listening on ${address}`);
+      return address;
+    },
+    close: () => app.close(),
+  };
+}
+
 /**
  * A query string carries text only, while the schemas say what a value is (a `limit` is a JSON number, as MCP
  * arguments give it). So a text the field refuses as it is, but accepts as the number it spells, is passed on

@@ -31,7 +31,7 @@ import type { ChangeFeed } from '../changes.js';
 import type { Db } from '../database.js';
 import type { HttpServer } from '../http.js';
 import { chooseResponseMode, type ResponseMode } from './accept.js';
-import { checkHostAndOrigin } from './host-guard.js';
+import { allowedHostnames, checkHostAndOrigin, type AllowedHostsSource } from './host-guard.js';
 import { RPC, sendRpcError } from './json-rpc.js';
 import { SessionStore, type McpSession } from './sessions.js';
 
@@ -55,8 +55,8 @@ export interface McpEndpointOptions<Principal> {
    * version in `MCP-Protocol-Version` are refused by the transport.
    */
   protocolVersions: readonly [string, ...string[]];
-  /** Hostnames accepted in Host and Origin (see host-guard.ts); read per request, as public URLs can change. */
-  allowedHostnames(): readonly string[];
+  /** The names the service is reached by: Host and Origin must name one of them (host-guard.ts). */
+  hosts: AllowedHostsSource;
   /**
    * Verifies the request's credentials before its body is read; throws the service's catalogued error (401,
    * 403) to refuse it, after setting any challenge header (`WWW-Authenticate`) it needs on `reply`.
@@ -83,6 +83,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
   const maxBatchLength = options.maxBatchLength ?? 25;
   const principalId = options.principalId ?? (() => null);
   const principals = new WeakMap<FastifyRequest, Principal>();
+  const allowed = allowedHostnames(options.hosts);
   const newServer = createServerFactory(options);
   const sessions = new SessionStore(options.db, options.sessionScope, { changes: options.changes });
   /** Open GET streams, closed on shutdown so that draining does not wait for clients to hang up. */
@@ -201,7 +202,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
     );
 
     scope.addHook('onRequest', async (request, reply) => {
-      const check = checkHostAndOrigin(request.headers.host, request.headers.origin, options.allowedHostnames());
+      const check = checkHostAndOrigin(request.headers.host, request.headers.origin, allowed);
       if (!check.ok) return sendRpcError(reply, 403, RPC.serverError, `Forbidden: ${check.message}`);
       principals.set(request, await options.authenticate(request, reply));
     });

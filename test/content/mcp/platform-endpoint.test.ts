@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/platform/errors.js';
 import { openDatabase, type Database } from '../../../src/platform/database.js';
 import { createHttpServer, type HttpServer } from '../../../src/platform/http.js';
-import { allowedHostnames, registerMcpEndpoint } from '../../../src/platform/mcp/index.js';
+import { registerMcpEndpoint } from '../../../src/platform/mcp/index.js';
 import { engines, testDatabase, type TestDatabase } from '../../helpers/databases.js';
 import { initializeMessage, read } from './mcp-client.js';
 
@@ -37,7 +37,7 @@ describe.each(engines)('platform MCP endpoint options on %s', (engine) => {
       serverInfo: { name: 'test-server', version: '0.0.1' },
       capabilities: { tools: {} },
       protocolVersions: ['2025-06-18'],
-      allowedHostnames: () => allowedHostnames({ publicUrls: [], bindHost: '127.0.0.1' }),
+      hosts: { publicUrls: [], bindHost: '127.0.0.1' },
       authenticate(request, reply) {
         const person = PEOPLE[(request.headers.authorization ?? '').replace(/^Bearer /, '')];
         if (!person) {
