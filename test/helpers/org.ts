@@ -43,7 +43,8 @@ export async function startOrg(engine: Engine, options: StartOrgOptions = {}): P
       logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
       ...options.config,
     };
-    return createOrgService(config, { mcpTools: options.mcpTools });
+    const { config: _config, database: _database, ...serviceOptions } = options;
+    return createOrgService(config, serviceOptions);
   });
   return { url, service, config, request: (method, route, opts) => sendRequest(url + route, method, opts, 'manual'), close };
 }
