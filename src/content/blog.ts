@@ -26,7 +26,17 @@ import { cachedRead } from './read-cache.js';
 import { requestRevalidation } from './revalidation.js';
 import { BLOG_STATUSES, blogPosts } from './schema.js';
 import { insertUnderSlug, slugSchema } from './slugs.js';
-import { allowMove, runMove, workflowDates, workflowListPage, workflowPage, type FieldProblem, type Workflow } from './workflow.js';
+import {
+  allowMove,
+  editFields,
+  runMove,
+  workflowDates,
+  workflowListPage,
+  workflowPage,
+  type FieldEdit,
+  type FieldProblem,
+  type Workflow,
+} from './workflow.js';
 import { writeContent } from './write.js';
 
 export type BlogStatus = (typeof BLOG_STATUSES)[number];
@@ -229,47 +239,25 @@ export async function createPost(ctx: ContentContext, data: CreatePostInput, act
   return post;
 }
 
-const UPDATABLE_FIELDS = ['title', 'content', 'description', 'author_name', 'author_email', 'tags', 'og_image_url'] as const;
+/** The fields an update may change, and how they are stored. */
+const postEdit: FieldEdit<PostRow, BlogPost, 'title' | 'content' | 'description' | 'author_name' | 'author_email' | 'tags' | 'og_image_url'> = {
+  fields: ['title', 'content', 'description', 'author_name', 'author_email', 'tags', 'og_image_url'],
+  toRecord: toPost,
+  columns: (after) => ({
+    title: after.title,
+    content: after.content,
+    description: after.description,
+    authorName: after.author_name,
+    authorEmail: after.author_email,
+    tags: after.tags,
+    ogImageUrl: after.og_image_url,
+  }),
+  summary: (row, fields) => `updated ${fields.join(', ')} of "${row.title}"`,
+};
 
 /** Edits a post in any state; an edit of a published post asks the site to rebuild its pages. */
 export async function updatePost(ctx: ContentContext, slug: string, data: UpdatePostInput, actor: Actor): Promise<BlogPost> {
-  if (UPDATABLE_FIELDS.every((field) => data[field] === undefined)) {
-    throw contentErrors.invalidRequest(`nothing to update: give any of ${UPDATABLE_FIELDS.join(', ')}`);
-  }
-  const result = await writeContent(ctx, 'blog', async (tx, changed) => {
-    const before = toPost(await lockPost(tx, slug));
-    const after: BlogPost = { ...before };
-    for (const field of UPDATABLE_FIELDS) if (data[field] !== undefined) Object.assign(after, { [field]: data[field] });
-    const changes = diffChanges(before, after, UPDATABLE_FIELDS);
-    if (Object.keys(changes).length === 0) return { post: before, revalidated: false };
-    changed(slug);
-    const [row] = await tx
-      .update(blogPosts)
-      .set({
-        title: after.title,
-        content: after.content,
-        description: after.description,
-        authorName: after.author_name,
-        authorEmail: after.author_email,
-        tags: after.tags,
-        ogImageUrl: after.og_image_url,
-        updatedAt: sql`now()`,
-      })
-      .where(eq(blogPosts.slug, slug))
-      .returning();
-    await recordActivity(tx, actor, {
-      resource: 'blog',
-      resourceId: slug,
-      action: 'updated',
-      summary: `updated ${Object.keys(changes).join(', ')} of "${row.title}"`,
-      changes,
-    });
-    const revalidated = row.status === 'published';
-    if (revalidated) await requestRevalidation(ctx, tx, { type: 'blog', slug });
-    return { post: toPost(row), revalidated };
-  });
-  if (result.revalidated) ctx.jobs.wake();
-  return result.post;
+  return editFields(ctx, postWorkflow, slug, data, postEdit, actor);
 }
 
 /** The editorial checks a post must pass to enter review (DESIGN 3); every failing field is reported. */

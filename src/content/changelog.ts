@@ -24,7 +24,17 @@ import { cachedRead } from './read-cache.js';
 import { requestRevalidation } from './revalidation.js';
 import { CHANGELOG_STATUSES, CHANGELOG_TYPES, changelogEntries } from './schema.js';
 import { slugSchema, uniqueSlug } from './slugs.js';
-import { allowMove, runMove, workflowDates, workflowListPage, workflowPage, type FieldProblem, type Workflow } from './workflow.js';
+import {
+  allowMove,
+  editFields,
+  runMove,
+  workflowDates,
+  workflowListPage,
+  workflowPage,
+  type FieldEdit,
+  type FieldProblem,
+  type Workflow,
+} from './workflow.js';
 import { writeContent } from './write.js';
 
 export type ChangelogStatus = (typeof CHANGELOG_STATUSES)[number];
@@ -218,45 +228,17 @@ export async function createEntry(ctx: ContentContext, data: CreateEntryInput, a
   return entry;
 }
 
-const UPDATABLE_FIELDS = ['title', 'summary', 'content', 'type', 'highlights'] as const;
+/** The fields an update may change, and how they are stored. */
+const entryEdit: FieldEdit<EntryRow, ChangelogEntry, 'title' | 'summary' | 'content' | 'type' | 'highlights'> = {
+  fields: ['title', 'summary', 'content', 'type', 'highlights'],
+  toRecord: toEntry,
+  columns: (after) => ({ title: after.title, summary: after.summary, content: after.content, type: after.type, highlights: after.highlights }),
+  summary: (row, fields) => `updated ${fields.join(', ')} of changelog entry ${row.version}`,
+};
 
 /** Edits an entry in any state; an edit of a published entry asks the site to rebuild its pages. */
 export async function updateEntry(ctx: ContentContext, identifier: string, data: UpdateEntryInput, actor: Actor): Promise<ChangelogEntry> {
-  if (UPDATABLE_FIELDS.every((field) => data[field] === undefined)) {
-    throw contentErrors.invalidRequest(`nothing to update: give any of ${UPDATABLE_FIELDS.join(', ')}`);
-  }
-  const result = await writeContent(ctx, 'changelog', async (tx, changed) => {
-    const before = toEntry(await lockEntry(tx, identifier));
-    const after: ChangelogEntry = { ...before };
-    for (const field of UPDATABLE_FIELDS) if (data[field] !== undefined) Object.assign(after, { [field]: data[field] });
-    const changes = diffChanges(before, after, UPDATABLE_FIELDS);
-    if (Object.keys(changes).length === 0) return { entry: before, revalidated: false };
-    changed(before.slug);
-    const [row] = await tx
-      .update(changelogEntries)
-      .set({
-        title: after.title,
-        summary: after.summary,
-        content: after.content,
-        type: after.type,
-        highlights: after.highlights,
-        updatedAt: sql`now()`,
-      })
-      .where(eq(changelogEntries.slug, before.slug))
-      .returning();
-    await recordActivity(tx, actor, {
-      resource: 'changelog',
-      resourceId: row.slug,
-      action: 'updated',
-      summary: `updated ${Object.keys(changes).join(', ')} of changelog entry ${row.version}`,
-      changes,
-    });
-    const revalidated = row.status === 'published';
-    if (revalidated) await requestRevalidation(ctx, tx, { type: 'changelog', slug: row.slug });
-    return { entry: toEntry(row), revalidated };
-  });
-  if (result.revalidated) ctx.jobs.wake();
-  return result.entry;
+  return editFields(ctx, entryWorkflow, identifier, data, entryEdit, actor);
 }
 
 /** DESIGN 3 changelog submit validation: title and content present, version well formed. */

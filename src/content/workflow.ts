@@ -11,7 +11,7 @@ import type { PgSelect } from 'drizzle-orm/pg-core';
 import type { Queryable, Tx } from '../platform/database.js';
 import { keysetPage, type PageRequest } from '../platform/paging.js';
 import { orderedNow, toIso } from '../platform/time.js';
-import { recordActivity, type Changes } from './activity.js';
+import { diffChanges, recordActivity, type Changes } from './activity.js';
 import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
@@ -79,6 +79,59 @@ export interface Workflow<Status extends string, Row extends WorkflowRow, Name e
 export type MoveName<W> = W extends Workflow<infer Status, infer Row, infer Name>
   ? { [N in Name]: W['moves'][N] extends Move<Status, Row> ? N : never }[Name]
   : never;
+
+/** How a record's editable fields are edited (blog.ts, changelog.ts). */
+export interface FieldEdit<Row, R, Field extends keyof R & string> {
+  fields: readonly Field[];
+  toRecord(row: Row): R;
+  /** The columns the edit writes, from the record as it is after the edit. */
+  columns(after: R): Partial<Workflow<string, WorkflowRow, string>['table']['$inferInsert']>;
+  summary(row: Row, changedFields: string[]): string;
+}
+
+/**
+ * Edits the given fields of a record in any status. A field given as it already is changes nothing; an edit
+ * that changes nothing writes and records nothing. An edit of a published record rebuilds its pages.
+ */
+export async function editFields<Status extends string, Row extends WorkflowRow, Name extends string, R extends Record<string, unknown>, Field extends keyof R & string>(
+  ctx: ContentContext,
+  workflow: Workflow<Status, Row, Name>,
+  key: string,
+  data: Partial<R>,
+  edit: FieldEdit<Row, R, Field>,
+  actor: Actor,
+): Promise<R> {
+  if (edit.fields.every((field) => data[field] === undefined)) {
+    throw contentErrors.invalidRequest(`nothing to update: give any of ${edit.fields.join(', ')}`);
+  }
+  const result = await writeContent(ctx, workflow.kind, async (tx, changed) => {
+    const row = await workflow.lock(tx, key);
+    const before = edit.toRecord(row);
+    const after: R = { ...before };
+    for (const field of edit.fields) if (data[field] !== undefined) after[field] = data[field] as R[Field];
+    const changes = diffChanges(before, after, edit.fields);
+    if (Object.keys(changes).length === 0) return { record: before, revalidated: false };
+    changed(row.slug);
+    const { table } = workflow;
+    const [updated] = (await tx
+      .update(table)
+      .set({ ...edit.columns(after), updatedAt: sql`now()` })
+      .where(eq(table.id, row.id))
+      .returning()) as Row[];
+    await recordActivity(tx, actor, {
+      resource: workflow.kind,
+      resourceId: row.slug,
+      action: 'updated',
+      summary: edit.summary(updated, Object.keys(changes)),
+      changes,
+    });
+    const revalidated = updated.status === 'published';
+    if (revalidated) await requestRevalidation(ctx, tx, { type: workflow.kind, slug: row.slug });
+    return { record: edit.toRecord(updated), revalidated };
+  });
+  if (result.revalidated) ctx.jobs.wake();
+  return result.record;
+}
 
 /**
  * One page of posts or entries, newest first: published ones by `published_at`, the others by `created_at`
