@@ -16,7 +16,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { eq, sql } from 'drizzle-orm';
-import type { OrgContext } from '../org/context.js';
+import type { AuthContext } from './context.js';
 import { parseClientMetadata, type Client, type ClientMetadata } from './client-metadata.js';
 import { InvalidClient, isOAuthError } from './errors.js';
 import { isLoopbackHost } from './redirect-uri.js';
@@ -68,7 +68,7 @@ export function isMetadataDocumentClientId(clientId: string): boolean {
 }
 
 /** The client a metadata document URL describes: from the cache while fresh, else fetched and checked. */
-export async function loadMetadataDocumentClient(ctx: OrgContext, url: string): Promise<Client> {
+export async function loadMetadataDocumentClient(ctx: AuthContext, url: string): Promise<Client> {
   const allowLoopback = ctx.config.cimdAllowLoopback;
   checkClientIdUrl(url, allowLoopback);
 

@@ -5,7 +5,7 @@
  */
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { OrgContext } from '../org/context.js';
+import type { AuthContext } from './context.js';
 import type { HttpServer } from '../platform/http.js';
 import { startAuthorization } from './authorization.js';
 import { registerClient, registrationRecord } from './clients.js';
@@ -17,11 +17,10 @@ import { RESOURCE_METADATA_PATH } from './resource.js';
 import { revokeToken } from './revocation.js';
 import { exchangeToken } from './token.js';
 
-export { resourceMetadataUrl } from './resource.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 
-export function registerAuthRoutes(app: HttpServer, ctx: OrgContext): void {
+export function registerAuthRoutes(app: HttpServer, ctx: AuthContext): void {
   app.register(async (scope) => {
     // Forms may already be parsed by a sibling plugin registered at the root (the org pages).
     if (!scope.hasContentTypeParser(FORM)) await scope.register(formbody);
@@ -127,7 +126,7 @@ function toOAuthError(error: unknown, request: FastifyRequest): OAuthError {
  * does not match); a client asking for JSON gets the RFC 6749 §5.2 body. Always 400, never a redirect.
  */
 function sendAuthorizationErrorPage(error: OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  noStore(reply).code(400);
+  noStore(reply).code(error.pageStatus);
   const accept = request.headers.accept ?? '';
   if (accept.includes('application/json') && !accept.includes('text/html')) return reply.type('application/json; charset=utf-8').send(error.toOAuthJSON());
   return reply

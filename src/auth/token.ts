@@ -6,7 +6,7 @@
  * theft and revokes the whole grant (DESIGN 4.7).
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { OrgContext } from '../org/context.js';
+import type { AuthContext } from './context.js';
 import type { Client } from './client-metadata.js';
 import { findClient } from './clients.js';
 import { InvalidGrant, InvalidScope, InvalidTarget, UnauthorizedClient, UnsupportedGrantType } from './errors.js';
@@ -20,7 +20,7 @@ import { parseScope } from './scopes.js';
 import { issueTokens, tokenResponse } from './tokens.js';
 
 type TokenResponse = ReturnType<typeof tokenResponse>;
-type GrantHandler = (ctx: OrgContext, client: Client, params: RawParams) => Promise<TokenResponse>;
+type GrantHandler = (ctx: AuthContext, client: Client, params: RawParams) => Promise<TokenResponse>;
 
 const grantHandlers: Record<string, GrantHandler> = {
   authorization_code: redeemAuthorizationCode,
@@ -28,7 +28,7 @@ const grantHandlers: Record<string, GrantHandler> = {
 };
 
 /** POST /oauth/token: picks the grant, identifies the public client, and runs the grant's pipeline. */
-export async function exchangeToken(ctx: OrgContext, params: RawParams): Promise<TokenResponse> {
+export async function exchangeToken(ctx: AuthContext, params: RawParams): Promise<TokenResponse> {
   // RFC 6749 §5.2: authorization_code and refresh_token only (spec 2.5).
   const grantType = requiredParam(params, 'grant_type');
   const handler = Object.hasOwn(grantHandlers, grantType) ? grantHandlers[grantType] : undefined;
@@ -43,7 +43,7 @@ export async function exchangeToken(ctx: OrgContext, params: RawParams): Promise
   return handler(ctx, client, params);
 }
 
-async function redeemAuthorizationCode(ctx: OrgContext, client: Client, params: RawParams): Promise<TokenResponse> {
+async function redeemAuthorizationCode(ctx: AuthContext, client: Client, params: RawParams): Promise<TokenResponse> {
   const codeHash = hashToken(requiredParam(params, 'code'));
   const redirectUri = requiredParam(params, 'redirect_uri');
   const verifier = requiredParam(params, 'code_verifier');
@@ -104,12 +104,12 @@ async function redeemAuthorizationCode(ctx: OrgContext, client: Client, params: 
   return tokenResponse(issued);
 }
 
-async function codeReplayed(ctx: OrgContext, grantId: string): Promise<never> {
+async function codeReplayed(ctx: AuthContext, grantId: string): Promise<never> {
   await revokeGrants(ctx.db, [grantId]);
   throw new InvalidGrant('the authorization code was already used; the tokens it issued are revoked');
 }
 
-async function redeemRefreshToken(ctx: OrgContext, client: Client, params: RawParams): Promise<TokenResponse> {
+async function redeemRefreshToken(ctx: AuthContext, client: Client, params: RawParams): Promise<TokenResponse> {
   const tokenHash = hashToken(requiredParam(params, 'refresh_token'));
   const requestedScope = optionalParam(params, 'scope');
 
@@ -166,7 +166,7 @@ async function redeemRefreshToken(ctx: OrgContext, client: Client, params: RawPa
   return tokenResponse(issued);
 }
 
-async function refreshReused(ctx: OrgContext, grantId: string): Promise<never> {
+async function refreshReused(ctx: AuthContext, grantId: string): Promise<never> {
   await revokeGrants(ctx.db, [grantId]);
   throw new InvalidGrant('the refresh token was already used; the grant is revoked');
 }

@@ -6,8 +6,8 @@
 import type { ContentConfig } from '../config.js';
 import { ChangeFeed } from '../platform/changes.js';
 import { openDatabase } from '../platform/database.js';
-import { createHttpServer, listenWithBanner, type HttpServer } from '../platform/http.js';
-import { startJobWorker } from '../platform/jobs.js';
+import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
+import { startJobWorker, type JobHandler } from '../platform/jobs.js';
 import { registerFavicon } from '../platform/favicon.js';
 import { registerMetrics } from '../platform/metrics.js';
 import { loadOrCreateSecret } from '../platform/secrets.js';
@@ -20,12 +20,9 @@ import { registerRestRoutes } from './rest/index.js';
 import { registerOpenApi } from './rest/openapi.js';
 import { registerPublicCache } from './rest/public-cache.js';
 
-export interface ContentService {
+export interface ContentService extends Listening {
   app: HttpServer;
   ctx: ContentContext;
-  /** Starts listening; resolves with the bound URL (useful with port 0). */
-  listen(): Promise<string>;
-  close(): Promise<void>;
 }
 
 export interface ContentServiceOptions {
@@ -54,9 +51,12 @@ export async function createContentService(config: ContentConfig, options: Conte
   const changes = await ChangeFeed.open(database, { log: app.log });
   const readCaches = options.readCaches ?? true;
   const reads = readCaches ? createContentReads(changes) : undefined;
-  const ctx = { config, database, db: database.db, apiSecret, log: app.log, changes, reads } as ContentContext;
-  const handlers = Object.fromEntries(Object.entries(contentJobHandlers).map(([kind, make]) => [kind, make(ctx)]));
-  ctx.jobs = startJobWorker(database, { handlers, log: app.log, pollMs: options.jobPollMs });
+  // The worker's first poll comes after `pollMs`, long after `ctx` below exists; each handler is made from it.
+  const handlers = Object.fromEntries(
+    Object.entries(contentJobHandlers).map(([kind, make]): [string, JobHandler] => [kind, (payload, job) => make(ctx)(payload, job)]),
+  );
+  const jobs = startJobWorker(database, { handlers, log: app.log, pollMs: options.jobPollMs });
+  const ctx: ContentContext = { config, database, db: database.db, apiSecret, log: app.log, changes, reads, jobs };
   await ensureContentHousekeepingScheduled(database.db);
 
   // Before every route, so its onResponse hook sees them all.
@@ -74,11 +74,5 @@ export async function createContentService(config: ContentConfig, options: Conte
     await database.close();
   });
 
-  return {
-    app,
-    ctx,
-    listen: () =>
-      listenWithBanner(app, { host: config.host, port: config.port, service: 'content', notes: [`API reference ${config.publicUrl}/docs`, secretNote] }),
-    close: () => app.close(),
-  };
+  return { app, ctx, ...listening(app, 'content', config, [`API reference ${config.publicUrl}/docs`, secretNote]) };
 }

@@ -7,9 +7,9 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { OrgConfig } from '../config.js';
 import { openDatabase, type Database } from '../platform/database.js';
-import { createHttpServer, listenWithBanner, type HttpServer } from '../platform/http.js';
+import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
 import { startJobWorker, type JobWorker } from '../platform/jobs.js';
-import { registerAuthRoutes } from '../auth/routes.js';
+import { registerAuthRoutes } from '../auth/index.js';
 import { bootstrapOrganization } from './bootstrap.js';
 import type { OrgContext } from './context.js';
 import { ensureHousekeepingScheduled, HOUSEKEEPING_JOB, housekeepingJob } from './housekeeping.js';
@@ -23,14 +23,12 @@ import { OperationWatch } from './operations/watch.js';
 import { ensureTaskRunsScheduled, TASK_RUNS_JOB, taskRunsJob } from './tasks.js';
 import { registerWebPages } from './web/index.js';
 
-export interface OrgService {
+export interface OrgService extends Listening {
   app: HttpServer;
   database: Database;
   ctx: OrgContext;
   /** This process's worker on the durable job queue (housekeeping, operations). */
   jobs: JobWorker;
-  listen(): Promise<string>;
-  close(): Promise<void>;
 }
 
 export interface OrgServiceOptions {
@@ -88,14 +86,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
     await watch.close();
     await database.close();
   });
-  return {
-    app,
-    database,
-    ctx,
-    jobs: worker,
-    listen: () => listenWithBanner(app, { host: config.host, port: config.port, service: 'org', notes: bannerNotes(config) }),
-    close: () => app.close(),
-  };
+  return { app, database, ctx, jobs: worker, ...listening(app, 'org', config, bannerNotes(config)) };
 }
 
 /** Where a person goes first, and where the generated owner password is kept (when it was generated). */

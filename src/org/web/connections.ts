@@ -4,7 +4,7 @@
  * person, so its next call answers 401.
  */
 import type { FastifyInstance } from 'fastify';
-import { disconnectClient, listConnections } from '../../auth/grants.js';
+import { disconnectClient, listConnections } from '../../auth/index.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { html } from './html.js';
 import { formField, sendCsrfFailure, sendPage, type WebContext } from './respond.js';

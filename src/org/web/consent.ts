@@ -5,12 +5,7 @@
  * answer is a redirect to the client (code or access_denied) built by the authorization server.
  */
 import type { FastifyInstance } from 'fastify';
-import {
-  approveAuthorizationRequest,
-  denyAuthorizationRequest,
-  getAuthorizationRequest,
-} from '../../auth/authorization.js';
-import { isScope, SCOPES } from '../../auth/scopes.js';
+import { approveAuthorizationRequest, denyAuthorizationRequest, getAuthorizationRequest, isScope, SCOPES } from '../../auth/index.js';
 import { recordClientAgent } from '../agents.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { html } from './html.js';
