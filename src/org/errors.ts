@@ -11,6 +11,12 @@ import { AppError } from '../platform/errors.js';
 
 export const orgErrors = {
   invalidRequest: (message: string, details?: Record<string, unknown>) => new AppError('invalid_request', 400, message, details),
+  /**
+   * One argument that passed its schema but breaks a rule across arguments or stored state (valid_until
+   * before valid_from, a cursor from another search); shaped like the registry's own argument refusals.
+   */
+  invalidArgument: (field: string, message: string) =>
+    new AppError('invalid_request', 400, `invalid arguments: ${field}: ${message}`, { issues: [{ field, message }] }),
   /** DESIGN 4.3: an id the caller may not see is reported exactly as one that does not exist. */
   notFound: (what: string) => new AppError('not_found', 404, `${what} not found`),
   /** A refused move of a state machine; the message names the current status. */
