@@ -368,6 +368,7 @@ CREATE INDEX "memory_items_search_idx" ON "memory_items" USING gin ("search") WI
 CREATE INDEX "memory_items_search_text_idx" ON "memory_items" USING gin ("search_text" gin_trgm_ops) WITH (fastupdate=false);--> statement-breakpoint
 CREATE INDEX "memory_items_lineage_idx" ON "memory_items" USING btree ("lineage_id","recorded_at");--> statement-breakpoint
 CREATE INDEX "memory_items_space_idx" ON "memory_items" USING btree ("space_id","recorded_at");--> statement-breakpoint
+CREATE INDEX "memory_items_recorded_idx" ON "memory_items" USING btree ("recorded_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "memory_items_supersedes_idx" ON "memory_items" USING btree ("supersedes");--> statement-breakpoint
 CREATE INDEX "operations_person_idx" ON "operations" USING btree ("person_id","created_at");--> statement-breakpoint
 CREATE INDEX "space_members_person_idx" ON "space_members" USING btree ("person_id");--> statement-breakpoint

@@ -11,8 +11,8 @@
  *
  * Search is PostgreSQL full-text search over a generated `tsvector` (title A, body B, tags C) with a GIN
  * index, ranked with `ts_rank`; when it finds nothing — a partial word (`kube` for `kubernetes`), a short
- * one (`db`), a typo — the trigram fallback matches substrings and word similarity over a lower-cased copy
- * of the text (pg_trgm, GIN), ranked by `word_similarity`.
+ * one inside another (`db` in `mongodb`) — the trigram fallback matches substrings of a lower-cased copy of
+ * the text (pg_trgm, GIN), newest first.
  *
  * Cursors are opaque (base64url JSON): which of the two searches the first page used, and the rank and
  * `recorded_at` of the last item returned. Pages are ordered by (rank, recorded_at) descending, and
@@ -325,10 +325,12 @@ function ftsSearch(query: string, match: MatchMode): RankedSearch {
 }
 
 /**
- * The fallback for words full-text search cannot match: each word of the query (English stop words left
- * out, as full-text search leaves them out) found as a substring — all of them, or any for `any` — or the
- * whole query similar enough to some stretch of the text (pg_trgm's `<%`, which also forgives a typo).
- * Null when the query has no word to look for.
+ * The fallback for words full-text search cannot match, such as a partial word (`kube` for `kubernetes`) or
+ * a short one inside a longer word (`db` in `mongodb`): each word of the query (English stop words left out,
+ * as full-text search leaves them out) found as a substring — all of them, or any for `any` — through the
+ * trigram index. Substring matches carry no useful relevance, so they come newest first (the rank is the same
+ * for all); that order can also be read from the `recorded_at` index, so a fragment found in many items
+ * stops after one page instead of ranking them all. Null when the query has no word to look for.
  */
 async function trigramSearch(db: Queryable, query: string, match: MatchMode): Promise<RankedSearch | null> {
   const words = [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean))].slice(0, 10);
@@ -342,13 +344,8 @@ async function trigramSearch(db: Queryable, query: string, match: MatchMode): Pr
   const keep = String((result as unknown as { rows: Array<{ keep: string }> }).rows[0].keep);
   const kept = words.filter((_, i) => keep[i] === '1');
   if (kept.length === 0) return null;
-  const text = memoryItems.searchText;
-  const substrings = kept.map((word) => sql`${text} LIKE ${`%${escapeLike(word)}%`}`);
-  const lowered = query.toLowerCase();
-  return {
-    matches: sql`(${sql.join(substrings, match === 'all' ? sql` AND ` : sql` OR `)} OR ${lowered} <% ${text})`,
-    rank: sql`word_similarity(${lowered}, ${text})`,
-  };
+  const substrings = kept.map((word) => sql`${memoryItems.searchText} LIKE ${`%${escapeLike(word)}%`}`);
+  return { matches: sql`(${sql.join(substrings, match === 'all' ? sql` AND ` : sql` OR `)})`, rank: sql`0::real` };
 }
 
 function escapeLike(word: string): string {

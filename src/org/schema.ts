@@ -231,6 +231,8 @@ export const memoryItems = pgTable(
     index('memory_items_search_text_idx').using('gin', sql`${table.searchText} gin_trgm_ops`).with({ fastupdate: false }),
     index('memory_items_lineage_idx').on(table.lineageId, table.recordedAt),
     index('memory_items_space_idx').on(table.spaceId, table.recordedAt),
+    /** Newest first across spaces: the trigram fallback's order. */
+    index('memory_items_recorded_idx').on(table.recordedAt),
     uniqueIndex('memory_items_supersedes_idx').on(table.supersedes),
   ],
 );

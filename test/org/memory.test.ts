@@ -248,12 +248,15 @@ describe.each(engines)('company memory on %s', (engine) => {
       expect(await owner.callError('get_memory', { memory_id: secret.id })).toEqual(await owner.callError('get_memory', { memory_id: 'mem_nothing' }));
     });
 
-    it('falls back to trigrams for partial, short and misspelt words', async () => {
+    it('falls back to trigrams for partial and short words, newest first', async () => {
       const kube = await record(owner, { title: 'Kubernetes upgrade', body: 'The cluster moves to a newer Kubernetes release' });
       const mongo = await record(owner, { title: 'Session store', body: 'Sessions live in MongoDB' });
       expect(ids(await search(owner, { query: 'kube' }))).toEqual([kube.id]);
-      expect(ids(await search(owner, { query: 'kubernets' }))).toEqual([kube.id]);
       expect(ids(await search(owner, { query: 'godb' }))).toEqual([mongo.id]);
+      expect(ids(await search(owner, { query: 'db' }))).toEqual([mongo.id]);
+      const kubeSessions = await record(owner, { title: 'Kubernetes sessions', body: 'Session affinity on the cluster' });
+      expect(ids(await search(owner, { query: 'kube sess' }))).toEqual([kubeSessions.id]);
+      expect(ids(await search(owner, { query: 'kube' }))).toEqual([kubeSessions.id, kube.id]);
       expect(ids(await search(owner, { query: 'xylophonic' }))).toEqual([]);
       // Only stop words: nothing to look for.
       expect(ids(await search(owner, { query: 'the of and' }))).toEqual([]);
