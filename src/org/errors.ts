@@ -12,8 +12,8 @@ import { AppError } from '../platform/errors.js';
 export const orgErrors = {
   invalidRequest: (message: string, details?: Record<string, unknown>) => new AppError('invalid_request', 400, message, details),
   /**
-   * One argument that passed its schema but breaks a rule across arguments or stored state (valid_until
-   * before valid_from, a cursor from another search); shaped like the registry's own argument refusals.
+   * One argument refused by a rule the input schema cannot check (it needs the database or the clock), in
+   * the shape the registry gives schema refusals: the argument named in the message and in `details.issues`.
    */
   invalidArgument: (field: string, message: string) =>
     new AppError('invalid_request', 400, `invalid arguments: ${field}: ${message}`, { issues: [{ field, message }] }),
