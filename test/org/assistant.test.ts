@@ -18,6 +18,7 @@ describe.each(engines)('the assistant on %s', (engine) => {
   let bea: OrgMcp;
   let model: ModelStandIn;
   let items: Record<'database' | 'oldDatabase' | 'deploys' | 'opsDatabase' | 'secret', { id: string; provenance: unknown }>;
+  let tasks: Record<'replica' | 'certificates' | 'secretTask', { id: string; created_at: string; created_by: { id: string } }>;
   beforeAll(async () => {
     m = await startMemoryOrg(engine);
     model = await startModelStandIn();
@@ -34,6 +35,12 @@ describe.each(engines)('the assistant on %s', (engine) => {
     const opsDatabase = await record(owner, { space_id: m.spaces.ops, title: 'Database on-call', body: 'The database on-call rota is kept by the ops team.' });
     const secret = await record(bea, { space_id: m.spaces.secret, title: 'Secret database', body: 'The production database root password is in the vault.' });
     items = { database, oldDatabase, deploys, opsDatabase, secret };
+    const task = (client: OrgMcp, args: Record<string, unknown>) => client.callOk('create_task', { space_id: m.spaces.general, ...args });
+    tasks = {
+      replica: await task(owner, { title: 'Move the database replica', description: 'The production database replica moves to the new region in May.' }),
+      certificates: await task(owner, { title: 'Renew the TLS certificates', description: 'The website certificates expire in March; renew them in February.' }),
+      secretTask: await task(bea, { space_id: m.spaces.secret, title: 'Rotate the certificates vault', description: 'Only Bea sees this.' }),
+    };
   });
   afterAll(async () => {
     await owner?.close();
@@ -75,6 +82,23 @@ describe.each(engines)('the assistant on %s', (engine) => {
       expect(result.answer).toContain('"Production data lives in PostgreSQL 15, with a replica in another region."');
       expect(result.answer).toContain(`[${items.database.id}]`);
       expect(result.answer).toContain('recorded by Owner');
+      // Then tasks, after every memory item.
+      expect(result.citations.map((citation) => citation.kind)).toEqual(['memory', 'memory', 'task']);
+      expect(result.citations[2]).toEqual({
+        kind: 'task',
+        id: tasks.replica.id,
+        title: 'Move the database replica',
+        excerpt: expect.stringContaining('replica moves to the new region'),
+        provenance: { recorded_by: { type: 'person', id: tasks.replica.created_by.id, name: 'Owner' }, recorded_at: tasks.replica.created_at },
+      });
+      expect(result.answer).toMatch(/Related tasks:\n1\. Move the database replica \(task, open, created by Owner on \d{4}-\d{2}-\d{2}\): ".*" \[tsk_/);
+    });
+
+    it('answers from tasks when memory knows nothing, never from another person’s space', async () => {
+      const result = await ask(owner, { question: 'When do the certificates expire?' });
+      expect(result.citations.map((citation) => citation.id)).toEqual([tasks.certificates.id]);
+      expect(result.answer).toContain('Nothing in company memory answers this; related tasks:');
+      expect(result.answer).toContain('certificates expire in March');
     });
 
     it('answers only from the space given', async () => {

@@ -1,6 +1,6 @@
 /**
  * `ask` (DESIGN 4.3, 4.5): a question to the built-in assistant, answered as an operation of kind `ask`
- * from the asker's spaces — only the one given as `space_id`, or all of them — with citations.
+ * from the asker's memory and tasks — in the one space given as `space_id`, or in all of theirs — with citations.
  *
  * The runner reads the asker's spaces when it runs (not when the question was asked), so a person removed
  * from a space meanwhile is not answered from it. It writes nothing but the operation's result, so running
