@@ -96,7 +96,13 @@ interface BenchCase {
 const CASES: Record<string, BenchCase> = {
   service_context: {
     async run(bench) {
-      return { rows: [await loadRow(bench, 'service_context', toolCallCase(bench, 'service_context', () => ({})))] };
+      return {
+        rows: [
+          await loadRow(bench, 'service_context', toolCallCase(bench, 'service_context', () => ({}))),
+          // The baseline of the one-at-a-time rows: what any tool call costs on this machine in this run.
+          await sequentialRow(bench, 'service_context', () => ['service_context', {}]),
+        ],
+      };
     },
   },
 
@@ -143,7 +149,7 @@ const CASES: Record<string, BenchCase> = {
           return { kind: 'fact', space_id: bench.info.spaceId, title: `Bench fact ${n}`, body: `Recorded under load, number ${n} of the run.`, tags: ['bench'] };
         }),
       );
-      const baseline = bench.rows.find((other) => other.case === 'service_context');
+      const baseline = bench.rows.find((other) => other.case === 'service_context' && other.mode === 'load');
       const ratio = baseline ? row.callsPerSecond / baseline.callsPerSecond : NaN;
       return {
         rows: [row],
