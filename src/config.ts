@@ -43,6 +43,8 @@ const envSchema = z.object({
   LLM_BASE_URL: url.optional(),
   LLM_API_KEY: optionalText,
   LLM_MODEL: optionalText,
+  /** How long the assistant waits for the model before answering extractively instead. */
+  LLM_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(10),
   /**
    * Reverse proxies whose X-Forwarded-For is believed (Fastify's `trustProxy`): `true`, or a comma-separated
    * list of their addresses/CIDRs. Unset: the socket address is the client, so per-client rate limits stay
@@ -104,7 +106,8 @@ export interface OrgConfig {
   registrationsPerHour?: number;
   /** URL and secret of the content service when it runs beside org (for the publish capability). */
   content?: { url: string; apiSecret?: string };
-  llm: { baseUrl?: string; apiKey?: string; model?: string };
+  /** The assistant's optional model (DESIGN 4.5); `timeoutMs` defaults to 10 s. */
+  llm: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs?: number };
   trustProxy?: string;
   logLevel: string;
   /** `json` unless set (tests build configs by hand). */
@@ -167,7 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, terminal = proc
     cimdAllowLoopback: e.ATRIUM_CIMD_ALLOW_LOOPBACK === '1' || e.ATRIUM_CIMD_ALLOW_LOOPBACK === 'true',
     registrationsPerHour: e.ORG_REGISTRATIONS_PER_HOUR,
     content: { url: contentPublicUrl, apiSecret: e.CONTENT_API_SECRET },
-    llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL },
+    llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL, timeoutMs: e.LLM_TIMEOUT_SECONDS * 1000 },
     trustProxy: e.TRUST_PROXY,
     ...observability,
   };

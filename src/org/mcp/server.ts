@@ -17,6 +17,8 @@ import { buildMcpToolRegistry } from '../../platform/mcp/tools.js';
 import type { OrgContext } from '../context.js';
 import { authenticateBearer, BearerRefusal } from './bearer.js';
 import { contextTools } from './context-tools.js';
+import { assistantTools } from './assistant-tools.js';
+import { memoryTools } from './memory-tools.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
 import { operationTools } from './operation-tools.js';
 import { taskTools } from './task-tools.js';
@@ -32,7 +34,7 @@ export const ORG_MCP_SESSION_SCOPE = 'org';
 const MAX_BATCH_LENGTH = 25;
 
 /** Every org tool, each carrying its scope. */
-export const orgTools: readonly OrgToolDefinition[] = [...contextTools, ...operationTools, ...taskTools];
+export const orgTools: readonly OrgToolDefinition[] = [...contextTools, ...operationTools, ...memoryTools, ...taskTools, ...assistantTools];
 
 export interface OrgMcpOptions {
   tools?: readonly OrgToolDefinition[];

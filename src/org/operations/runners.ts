@@ -2,6 +2,7 @@
  * The runner of each kind of operation (operations.ts `OperationRunner`). A kind without a runner here fails
  * its operations with `not_implemented`.
  */
+import { runAsk } from '../assistant/ask.js';
 import type { OperationRunners } from './operations.js';
 
-export const operationRunners: OperationRunners = {};
+export const operationRunners: OperationRunners = { ask: runAsk };
