@@ -56,6 +56,22 @@ describe.each(engines)('sign-in pages on %s', (engine) => {
     expect(response.headers.get('location')).toBe('/connections');
   });
 
+  const dotSegmentRedirects = ['/..//evil.example', '/.//evil.example', '/%2e%2e//evil.example', '/.%2e//evil.example'];
+
+  it.each(dotSegmentRedirects)('never redirects a signed-in person off-site through return_to=%s', async (returnTo) => {
+    const browser = new Browserless(org.url);
+    await browser.signIn(OWNER.email, OWNER.password);
+    const page = await browser.get(`/signin?return_to=${returnTo}`);
+    expect(page.status).toBe(303);
+    expect(page.headers.get('location')).toBe('/connections');
+  });
+
+  it.each(dotSegmentRedirects)('never redirects off-site after signing in with return_to=%s', async (returnTo) => {
+    const response = await new Browserless(org.url).signIn(OWNER.email, OWNER.password, returnTo);
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/connections');
+  });
+
   it('says so when the password is wrong, and sets no session', async () => {
     const browser = new Browserless(org.url);
     const response = await browser.signIn('someone-else@example.com', 'wrong-password');
