@@ -28,6 +28,8 @@ const envSchema = z.object({
   ATRIUM_CIMD_ALLOW_LOOPBACK: z.enum(['0', '1', 'true', 'false']).optional(),
   /** Dynamic client registrations allowed per client address and hour (src/auth/registration-limit.ts). */
   ORG_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).optional(),
+  /** Seconds a rotated refresh token may be presented again for a fresh pair (DESIGN 4.7); 0 turns it off. */
+  OAUTH_REFRESH_REUSE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   REVALIDATE_URL: url.optional(),
   REVALIDATE_SECRET: optionalText,
   LLM_BASE_URL: url.optional(),
@@ -78,6 +80,8 @@ export interface OrgConfig {
   cimdAllowLoopback: boolean;
   /** Client registrations per address and hour; default 20 (src/auth/registration-limit.ts). */
   registrationsPerHour?: number;
+  /** Refresh token reuse interval in seconds; default 30, 0 turns it off (src/auth/token.ts). */
+  refreshReuseSeconds?: number;
   /** URL and secret of the content service when it runs beside org (for the publish capability). */
   content?: { url: string; apiSecret?: string };
   llm: { baseUrl?: string; apiKey?: string; model?: string };
@@ -134,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     orgFile: e.ATRIUM_ORG_FILE,
     cimdAllowLoopback: e.ATRIUM_CIMD_ALLOW_LOOPBACK === '1' || e.ATRIUM_CIMD_ALLOW_LOOPBACK === 'true',
     registrationsPerHour: e.ORG_REGISTRATIONS_PER_HOUR,
+    refreshReuseSeconds: e.OAUTH_REFRESH_REUSE_SECONDS,
     content: { url: contentPublicUrl, apiSecret: e.CONTENT_API_SECRET },
     llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL },
     trustProxy: e.TRUST_PROXY,
