@@ -30,6 +30,8 @@ const envSchema = z.object({
   ORG_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).optional(),
   /** Seconds a rotated refresh token may be presented again for a fresh pair (DESIGN 4.7); 0 turns it off. */
   OAUTH_REFRESH_REUSE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  /** Roadmap votes (cast or withdrawn) per client address and minute (src/content/vote-limit.ts). */
+  CONTENT_VOTES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   REVALIDATE_URL: url.optional(),
   REVALIDATE_SECRET: optionalText,
   LLM_BASE_URL: url.optional(),
@@ -64,6 +66,8 @@ export interface ContentConfig {
   dataDir: string;
   assetDir: string;
   revalidate: { url?: string; secret?: string };
+  /** Roadmap votes per client address and minute; default 30 (src/content/vote-limit.ts). */
+  votesPerMinute?: number;
   trustProxy?: string;
   logLevel: string;
 }
@@ -120,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     assetDir: path.join(dataDir, 'assets'),
     revalidate: { url: e.REVALIDATE_URL, secret: e.REVALIDATE_SECRET },
+    votesPerMinute: e.CONTENT_VOTES_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
   };

@@ -20,5 +20,5 @@ export const contentErrors = {
     new AppError('validation_failed', 422, `cannot submit: ${fields.map((f) => f.field).join(', ')} failed validation`, {
       fields,
     }),
-  rateLimited: () => new AppError('rate_limited', 429, 'too many requests, slow down'),
+  rateLimited: (message = 'too many requests, slow down') => new AppError('rate_limited', 429, message),
 } as const;
