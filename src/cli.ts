@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createContentService } from './content/service.js';
 import { closeOnSignals, type Closable } from './platform/lifecycle.js';
 import { openDatabase } from './platform/database.js';
+import { DatabaseInUseError } from './platform/database-lock.js';
 import { describeReport, runOrgApply } from './org/commands.js';
 import { OrgFileError } from './org/org-file.js';
 import { createOrgService } from './org/service.js';
@@ -62,6 +63,7 @@ async function serve(config: Config, selected: ServiceName[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error) => {
-  console.error(error instanceof ConfigError || error instanceof OrgFileError ? error.message : error);
+  const explained = error instanceof ConfigError || error instanceof OrgFileError || error instanceof DatabaseInUseError;
+  console.error(explained ? error.message : error);
   process.exit(1);
 });

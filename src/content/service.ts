@@ -5,6 +5,7 @@
  */
 import type { ContentConfig } from '../config.js';
 import { ChangeFeed } from '../platform/changes.js';
+import { secureDataDir } from '../platform/data-dir.js';
 import { openDatabase } from '../platform/database.js';
 import { createHttpServer, type HttpServer } from '../platform/http.js';
 import { startJobWorker } from '../platform/jobs.js';
@@ -39,6 +40,7 @@ export interface ContentServiceOptions {
 
 export async function createContentService(config: ContentConfig, options: ContentServiceOptions = {}): Promise<ContentService> {
   const app = createHttpServer({ service: 'content', logLevel: config.logLevel, trustProxy: config.trustProxy });
+  await secureDataDir(config.dataDir, app.log);
   const database = await openDatabase(config.database);
   let apiSecret = config.apiSecret;
   if (!apiSecret) {

@@ -4,6 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { OrgConfig } from '../config.js';
+import { secureDataDir } from '../platform/data-dir.js';
 import { openDatabase, type Database } from '../platform/database.js';
 import { createHttpServer, type HttpServer } from '../platform/http.js';
 import { startJobWorker } from '../platform/jobs.js';
@@ -30,6 +31,7 @@ export interface OrgServiceOptions {
 
 export async function createOrgService(config: OrgConfig, options: OrgServiceOptions = {}): Promise<OrgService> {
   const app = createHttpServer({ service: 'org', logLevel: config.logLevel, trustProxy: config.trustProxy });
+  await secureDataDir(config.dataDir, app.log);
   const database = await openDatabase(config.database);
   try {
     await bootstrapOrganization(database.db, config, app.log);

@@ -19,6 +19,8 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { createOwnerOnlyFiles, tightenTree } from './data-dir.js';
+import { lockDatabaseDirectory, type DatabaseLock } from './database-lock.js';
 
 export type Db = PgDatabase<PgQueryResultHKT>;
 /** Inside `db.transaction(async (tx) => …)`; accepted wherever a `Db` is. */
@@ -67,8 +69,24 @@ export async function openDatabase(config: DatabaseConfig, options: { poolSize?:
 
 async function openPglite(config: DatabaseConfig): Promise<Database> {
   const inMemory = config.dataDir.startsWith('memory://');
-  if (!inMemory) await mkdir(config.dataDir, { recursive: true });
+  let lock: DatabaseLock | undefined;
+  if (!inMemory) {
+    // Owner-only from the first file PGlite writes (data-dir.ts), and one process per directory.
+    createOwnerOnlyFiles();
+    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+    lock = await lockDatabaseDirectory(config.dataDir);
+  }
+  try {
+    return await startPglite(config, inMemory, lock);
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
+}
+
+async function startPglite(config: DatabaseConfig, inMemory: boolean, lock: DatabaseLock | undefined): Promise<Database> {
   const client = await PGlite.create(inMemory ? undefined : config.dataDir, { extensions: { pg_trgm } });
+  if (!inMemory) await tightenTree(config.dataDir);
   // pg_trgm is loaded on every open; the extension's objects live in public, next to our schema on the path.
   await client.exec(`
     CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
@@ -89,7 +107,10 @@ async function openPglite(config: DatabaseConfig): Promise<Database> {
       return { close: () => unlisten() };
     },
     maintain: async () => void (await client.exec('VACUUM ANALYZE')),
-    close: () => client.close(),
+    async close() {
+      await client.close();
+      await lock?.release();
+    },
   };
 }
 
