@@ -48,11 +48,12 @@ export function registrationRecord(client: Client) {
 
 /**
  * The client behind a `client_id`, or InvalidClient. `status` is 401 at the token and revocation endpoints
- * (RFC 6749 §5.2) and 400 where the person's browser shows the error.
+ * (RFC 6749 §5.2) and 400 where the person's browser shows the error. `address`, the requester's, limits
+ * the metadata documents it can make the server fetch (cimd.ts).
  */
-export async function findClient(ctx: OrgContext, clientId: string, status: 400 | 401 = 401): Promise<Client> {
+export async function findClient(ctx: OrgContext, clientId: string, status: 400 | 401 = 401, address?: string): Promise<Client> {
   try {
-    if (isMetadataDocumentClientId(clientId)) return await loadMetadataDocumentClient(ctx, clientId);
+    if (isMetadataDocumentClientId(clientId)) return await loadMetadataDocumentClient(ctx, clientId, address);
     const client = await selectClient(ctx.db, clientId);
     if (!client || client.kind !== 'registered') throw new InvalidClient('unknown client_id');
     return client;

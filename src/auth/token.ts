@@ -31,14 +31,14 @@ const grantHandlers: Record<string, GrantHandler> = {
 };
 
 /** POST /oauth/token: picks the grant, identifies the public client, and runs the grant's pipeline. */
-export async function exchangeToken(ctx: OrgContext, params: RawParams): Promise<TokenResponse> {
+export async function exchangeToken(ctx: OrgContext, params: RawParams, address?: string): Promise<TokenResponse> {
   // RFC 6749 §5.2: authorization_code and refresh_token only (spec 2.5).
   const grantType = requiredParam(params, 'grant_type');
   const handler = Object.hasOwn(grantHandlers, grantType) ? grantHandlers[grantType] : undefined;
   if (!handler) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported`);
 
   // RFC 6749 §3.2.1: a public client identifies itself with client_id (spec 5.1: auth method none).
-  const client = await findClient(ctx, requiredParam(params, 'client_id'));
+  const client = await findClient(ctx, requiredParam(params, 'client_id'), 401, address);
 
   // RFC 6749 §5.2: only the grant types the client registered.
   if (!client.grantTypes.includes(grantType)) throw new UnauthorizedClient(`the client did not register grant_type ${grantType}`);
