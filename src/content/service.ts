@@ -15,6 +15,7 @@ import { ensureContentHousekeepingScheduled } from './housekeeping.js';
 import { contentJobHandlers } from './jobs.js';
 import { createContentReads } from './read-cache.js';
 import { registerContentMcp } from './mcp/server.js';
+import { noStoreWhenAuthenticated } from './rest/auth.js';
 import { registerRestRoutes } from './rest/index.js';
 import { registerOpenApi } from './rest/openapi.js';
 import { registerPublicCache } from './rest/public-cache.js';
@@ -57,6 +58,7 @@ export async function createContentService(config: ContentConfig, options: Conte
   ctx.jobs = startJobWorker(database, { handlers, log: app.log, pollMs: options.jobPollMs });
   await ensureContentHousekeepingScheduled(database.db);
 
+  app.addHook('onRequest', noStoreWhenAuthenticated(ctx));
   // Both watch routes as they are declared, so they come first.
   registerPublicCache(app, changes, { kinds: ['blog', 'changelog', 'roadmap'], serve: readCaches });
   await registerOpenApi(app, ctx);

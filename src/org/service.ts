@@ -43,6 +43,12 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   const ctx = { config, database, db: database.db, log: app.log } as OrgContext;
   ctx.jobs = startJobWorker(database, { handlers: { [HOUSEKEEPING_JOB]: housekeepingJob(ctx) }, log: app.log });
 
+  // Every org answer is about a person or their credentials: none may be stored by any cache (RFC 9111
+  // §5.2.2.5). Only the public metadata and JWKS routes set a lifetime of their own.
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+  });
+
   app.get('/health', async (_request, reply) => {
     const ok = await database.db.execute(sql`SELECT 1`).then(() => true, () => false);
     return reply.code(ok ? 200 : 503).send({ ok, service: 'atrium-org', mcp: '/mcp' });

@@ -3,7 +3,7 @@
  * `Authorization: Bearer <CONTENT_API_SECRET>`.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
 
@@ -23,5 +23,16 @@ export function isAuthenticated(ctx: ContentContext, request: FastifyRequest): b
 export function requireSecret(ctx: ContentContext) {
   return async function requireContentSecret(request: FastifyRequest): Promise<void> {
     if (!isAuthenticated(ctx, request)) throw contentErrors.unauthorized();
+  };
+}
+
+/**
+ * An `onRequest` hook for the whole service: a response to the secret's holder (drafts, previews, the
+ * activity log, all roadmap items, MCP) may hold unpublished text, so no cache may store it (RFC 9111
+ * §5.2.2.5). Routes that set their own Cache-Control (public assets) keep theirs.
+ */
+export function noStoreWhenAuthenticated(ctx: ContentContext) {
+  return async function noStore(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (isAuthenticated(ctx, request)) reply.header('cache-control', 'no-store');
   };
 }

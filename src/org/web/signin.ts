@@ -55,7 +55,7 @@ export function registerSignInPages(app: FastifyInstance, web: WebContext): void
   });
 
   app.post('/signin', async (request, reply) => {
-    if (!checkCsrfToken(csrfKey, request, null, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    if (!checkCsrfToken(ctx, csrfKey, request, null, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
     const email = normalizeEmail(formField(request.body, 'email') ?? '');
     const password = formField(request.body, 'password') ?? '';
     const returnTo = safeReturnTo(formField(request.body, 'return_to'));
@@ -86,7 +86,7 @@ export function registerSignInPages(app: FastifyInstance, web: WebContext): void
 
   app.post('/signout', async (request, reply) => {
     const session = await currentSession(ctx, request);
-    if (!checkCsrfToken(csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
     await endSession(ctx, request, reply);
     return reply.redirect('/signin', 303);
   });
