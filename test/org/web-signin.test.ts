@@ -125,11 +125,27 @@ describe.each(engines)('sign-in behind an https public URL on %s', (engine) => {
   });
   afterAll(() => org.close());
 
-  it('marks the session cookie Secure and sends HSTS', async () => {
+  it('names the cookies with the __Host- prefix, marks them Secure with Path=/ and no Domain, and sends HSTS', async () => {
     const browser = new Browserless(org.url);
+    const signInPage = await browser.get('/signin');
+    const csrfCookie = signInPage.headers.getSetCookie().find((line) => line.startsWith('__Host-atrium_csrf='));
+    expect(csrfCookie).toMatch(/; Secure/);
     const response = await browser.signIn(OWNER.email, OWNER.password);
     expect(response.status).toBe(303);
-    expect(response.headers.getSetCookie().find((line) => line.startsWith('atrium_session='))).toMatch(/; Secure/);
+    const session = response.headers.getSetCookie().find((line) => line.startsWith('__Host-atrium_session='));
+    expect(session).toMatch(/; Secure/);
+    expect(session).toMatch(/; Path=\//);
+    expect(session).not.toMatch(/Domain=/i);
+    expect(response.headers.getSetCookie().some((line) => line.startsWith('atrium_session='))).toBe(false);
+    expect((await browser.get('/connections')).status).toBe(200);
     expect(response.headers.get('strict-transport-security')).toMatch(/max-age=\d+/);
+  });
+
+  it('ignores a session cookie without the prefix, as a sibling subdomain could plant one', async () => {
+    const browser = new Browserless(org.url);
+    await browser.signIn(OWNER.email, OWNER.password);
+    const planted = browser.cookieHeader().replace(/__Host-atrium_session=/, 'atrium_session=');
+    const response = await fetch(`${org.url}/connections`, { headers: { cookie: planted }, redirect: 'manual' });
+    expect(response.status).toBe(303);
   });
 });
