@@ -90,7 +90,7 @@ async function perRequestCost(ctx: Parameters<typeof contentMcpEndpoint>[0]): Pr
   const newServer = createServerFactory(contentMcpEndpoint(ctx));
   const session = { id: 'x', server: 'content', protocolVersion: PROTOCOL, clientName: 'bench', clientVersion: null, principal: null, lastSeenAt: '' };
   const once = async () => {
-    const server = newServer({ session, principal: undefined });
+    const server = newServer({ session, principal: undefined, http: {} });
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);
     await server.close();

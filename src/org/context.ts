@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { OrgConfig } from '../config.js';
 import type { Database, Db } from '../platform/database.js';
-import type { JobWorker } from '../platform/jobs.js';
+import type { OperationWatch } from './operations/watch.js';
 
 /** Everything the org service's domain functions, routes, pages and tools may need, built once. */
 export interface OrgContext {
@@ -9,6 +9,6 @@ export interface OrgContext {
   database: Database;
   db: Db;
   log: FastifyBaseLogger;
-  /** This process's worker on the durable job queue (housekeeping; later the operations). */
-  jobs: JobWorker;
+  /** Wakes callers waiting on an operation, on whichever process it moved (operations/watch.ts). */
+  watch: OperationWatch;
 }

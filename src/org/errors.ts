@@ -1,14 +1,54 @@
 /**
- * The org service's error catalogue for its MCP tools: each refusal has a stable code and status, sent as
- * an `isError` tool result holding `{"error": {code, message, details}}` (the shape of DESIGN 3).
- * OAuth and bearer refusals have their own RFC shapes (src/auth/errors.ts, mcp/bearer.ts).
+ * The org service's error catalogue: every refusal of an org tool (and of the agent API) has a stable code,
+ * an HTTP status and a message. A tool's refusal travels as an `isError` result holding
+ * `{"error": {code, message, details}}`, the shape of DESIGN 3; the one mapper that makes it is the MCP tool
+ * registry's (platform/mcp/tools.ts), and REST routes send the same body with the status.
+ *
+ * OAuth and bearer refusals keep their RFC shapes (auth/errors.ts, mcp/bearer.ts). An operation that ends
+ * badly is not a refusal: its `error` carries one of OPERATION_FAILURES.
  */
 import { AppError } from '../platform/errors.js';
 
 export const orgErrors = {
   invalidRequest: (message: string, details?: Record<string, unknown>) => new AppError('invalid_request', 400, message, details),
-  /** DESIGN 4.3: with no space to place work in, the client must stop; every tool but service_context says so. */
-  noSpaces: () =>
-    new AppError('no_spaces', 403, 'you belong to no space, so no work can be placed; ask an owner or admin to add you to a space'),
+  /**
+   * One argument refused by a rule the input schema cannot check (it needs the database or the clock), in
+   * the shape the registry gives schema refusals: the argument named in the message and in `details.issues`.
+   */
+  invalidArgument: (field: string, message: string) =>
+    new AppError('invalid_request', 400, `invalid arguments: ${field}: ${message}`, { issues: [{ field, message }] }),
+  /** DESIGN 4.3: an id the caller may not see is reported exactly as one that does not exist. */
+  notFound: (what: string) => new AppError('not_found', 404, `${what} not found`),
+  /** A refused move of a state machine; the message names the current status. */
+  invalidState: (message: string, details?: Record<string, unknown>) => new AppError('invalid_state', 409, message, details),
+  /** Spec 4.2 rule 2, DESIGN 4.3: with no space to place work in, the client must stop. */
+  noSpace: () =>
+    new AppError(
+      'no_space',
+      403,
+      'you belong to no space, so no work can be placed: stop here and ask the person to have an owner or admin add them to a space',
+    ),
+  /** DESIGN 4.3: the same idempotency key sent again with different arguments. */
+  idempotencyConflict: () =>
+    new AppError('idempotency_conflict', 409, 'this idempotency_key was already used with different arguments; use a new key for a new request'),
+  /** Allowed by scope, refused by a rule of the organization (self-approval, a disabled agent, …). */
+  forbidden: (message: string) => new AppError('forbidden', 403, message),
+  /** A connected thing that cannot do what was asked (an agent without delivery, …). */
+  unavailable: (message: string) => new AppError('unavailable', 409, message),
+  /** Spec 7.1: HTTP 500 while the work goes on; the retry with the same key returns what it produced. */
+  budgetExceeded: (seconds: number) =>
+    new AppError('budget_exceeded', 500, `the tool ran past its ${seconds}-second budget; its work may still finish: retry with the same idempotency_key`),
+  notImplemented: (what: string) => new AppError('not_implemented', 501, `${what} is not available yet`),
   internal: () => new AppError('internal_error', 500, 'internal server error'),
 } as const;
+
+/** The `error.code` of a failed operation (DESIGN 4.4, 4.5), beside codes of the catalogue above. */
+export const OPERATION_FAILURES = {
+  denied: 'a person denied the action',
+  expired: 'the decision expired before anyone resolved it',
+  undeliverable: 'the agent could not be reached',
+  agent_failed: 'the agent reported a failure',
+  internal_error: 'the work failed inside the service',
+} as const;
+
+export type OperationFailure = keyof typeof OPERATION_FAILURES;

@@ -1,7 +1,7 @@
 /**
  * Housekeeping of the org service: deletes what can never be used again, so no table grows for ever —
- * spent OAuth rows (auth/retention.ts), expired web sessions, passed rate-limit windows, and MCP sessions
- * that ended or sat idle for a day.
+ * spent OAuth rows (auth/retention.ts), expired web sessions, passed rate-limit windows, MCP sessions
+ * that ended or sat idle for a day, and idempotency keys past their 24 hours.
  *
  * It runs as the periodic durable job `org.housekeeping` every ten minutes (platform/jobs.ts periodicJob):
  * however many processes share the database, one of them claims each run; every process ensures at start
@@ -14,6 +14,7 @@ import { deleteStaleSessions } from '../platform/mcp/sessions.js';
 import { deletePassedWindows } from '../platform/rate-limit.js';
 import type { OrgContext } from './context.js';
 import { ORG_MCP_SESSION_SCOPE } from './mcp/server.js';
+import { deleteExpiredIdempotencyKeys } from './operations/idempotency.js';
 import { deleteExpiredWebSessions } from './web/sessions.js';
 
 export const HOUSEKEEPING_JOB = 'org.housekeeping';
@@ -26,6 +27,7 @@ export interface HousekeepingReport extends OAuthSweep {
   rateLimitWindows: number;
   mcpSessions: number;
   failedJobs: number;
+  idempotencyKeys: number;
 }
 
 /** One sweep; each delete is idempotent, so two overlapping runs are harmless. */
@@ -36,6 +38,7 @@ export async function runHousekeeping(db: Queryable): Promise<HousekeepingReport
     rateLimitWindows: await deletePassedWindows(db),
     mcpSessions: await deleteStaleSessions(db, ORG_MCP_SESSION_SCOPE, MCP_SESSION_IDLE_SECONDS),
     failedJobs: await deleteFailedJobs(db),
+    idempotencyKeys: await deleteExpiredIdempotencyKeys(db),
   };
 }
 

@@ -6,7 +6,7 @@
  * Everything lives in the database so any process can serve any request (DESIGN section 6).
  */
 import { sql } from 'drizzle-orm';
-import { boolean, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, index } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, customType, doublePrecision, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, index } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow();
@@ -124,4 +124,141 @@ export const webSessions = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'string' }).notNull(),
   },
   (table) => [index('web_sessions_person_idx').on(table.personId)],
+);
+
+/**
+ * Operations (DESIGN 4.4): asynchronous work a tool started — ask, message, task, capability. The row is
+ * the state a client polls with `get_operation`; the work itself runs from the durable job queue
+ * (operations/operations.ts), so it survives a restart and any process may pick it up.
+ */
+export const operations = pgTable(
+  'operations',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['ask', 'message', 'task', 'capability'] }).notNull(),
+    status: text('status', { enum: ['queued', 'running', 'paused', 'succeeded', 'failed', 'cancelled'] }).notNull(),
+    /** Whose operation it is: only this person sees it. */
+    personId: text('person_id').notNull().references(() => people.id, { onDelete: 'cascade' }),
+    /** The OAuth client that started it; null when the organization itself did (a scheduled task run). */
+    clientId: text('client_id'),
+    /** The agent doing the work (the assistant, a messaged agent, a task's assignee, the acting client). */
+    agentId: text('agent_id').references(() => agents.id, { onDelete: 'set null' }),
+    spaceId: text('space_id').references(() => spaces.id, { onDelete: 'set null' }),
+    /** What the work needs, as the kind's runner reads it (the question, the message, the task id, …). */
+    input: jsonb('input').notNull(),
+    /** `[{at, message, percent?}]`, appended in order. */
+    progress: jsonb('progress').notNull().default(sql`'[]'::jsonb`),
+    result: jsonb('result'),
+    /** `{code, message}` once failed. */
+    error: jsonb('error'),
+    decisionId: text('decision_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'string' }),
+  },
+  (table) => [index('operations_person_idx').on(table.personId, table.createdAt)],
+);
+
+/**
+ * Idempotency keys of write tools (DESIGN 4.3), per person and client: the hash of the arguments the key was
+ * first used with, and what that call produced — its result, or the operation it started. Kept 24 hours.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    personId: text('person_id').notNull().references(() => people.id, { onDelete: 'cascade' }),
+    clientId: text('client_id').notNull(),
+    key: text('key').notNull(),
+    /** SHA-256 of the tool name and its canonical arguments. */
+    argumentsHash: text('arguments_hash').notNull(),
+    result: jsonb('result'),
+    operationId: text('operation_id'),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.personId, table.clientId, table.key] }), index('idempotency_keys_created_idx').on(table.createdAt)],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Tracked tasks (DESIGN 4.1, 4.3, 4.5): tasks, their progress events and their questions (org/tasks.ts).
+// ---------------------------------------------------------------------------------------------------------
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+/**
+ * A task: tracked work placed in a space, optionally assigned to an agent and run on a schedule. Its status
+ * moves only through the table of org/task-states.ts. `next_run_at` is the next due run of its schedule (null
+ * when it has none left); a run fires once, claimed by a conditional UPDATE of that column.
+ */
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: text('id').primaryKey(),
+    spaceId: text('space_id').notNull().references(() => spaces.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    status: text('status', { enum: ['open', 'in_progress', 'waiting', 'done', 'cancelled'] }).notNull().default('open'),
+    assigneeAgentId: text('assignee_agent_id').references(() => agents.id, { onDelete: 'set null' }),
+    createdByType: text('created_by_type', { enum: ['person', 'agent'] }).notNull(),
+    createdById: text('created_by_id').notNull(),
+    /** The person the task works for: its operations (delivery on create, scheduled runs) are theirs. */
+    personId: text('person_id').notNull().references(() => people.id, { onDelete: 'cascade' }),
+    /** The OAuth client it was created through. */
+    clientId: text('client_id'),
+    /** `{at, timezone}` or `{cron, timezone}` (org/schedules.ts). */
+    schedule: jsonb('schedule'),
+    nextRunAt: timestamp('next_run_at', { withTimezone: true, mode: 'string' }),
+    /** What the agent reported when it last completed the task. */
+    result: jsonb('result'),
+    /** Full-text search (searchTasks): title weighs more than description. */
+    search: tsvector('search').generatedAlwaysAs(
+      sql`setweight(to_tsvector('english'::regconfig, title), 'A') || setweight(to_tsvector('english'::regconfig, description), 'B')`,
+    ),
+    /** Lower-cased text for the trigram fallback of short or partial words. */
+    searchText: text('search_text').generatedAlwaysAs(sql`lower(title || ' ' || description)`),
+    /** Unique per task (platform/time.ts orderedNow): the list's sort key and cursor. */
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    index('tasks_space_created_idx').on(table.spaceId, table.createdAt.desc()),
+    index('tasks_assignee_idx').on(table.assigneeAgentId),
+    index('tasks_next_run_idx').on(table.nextRunAt).where(sql`next_run_at IS NOT NULL`),
+    // fastupdate off: the embedded database runs no autovacuum to merge GIN's pending list, and while that
+    // list holds entries the planner scans the table instead (measured on content search, content/schema.ts).
+    index('tasks_search_idx').using('gin', table.search).with({ fastupdate: false }),
+    index('tasks_search_text_idx').using('gin', sql`${table.searchText} gin_trgm_ops`).with({ fastupdate: false }),
+  ],
+);
+
+/** A task's progress events, in order: runs, deliveries, what its agent reported, answers, the end. */
+export const taskProgress = pgTable(
+  'task_progress',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    taskId: text('task_id').notNull().references(() => tasks.id, { onDelete: 'cascade' }),
+    at: timestamp('at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+    message: text('message').notNull(),
+    percent: doublePrecision('percent'),
+    /** The operation the event belongs to (a delivery or a scheduled run). */
+    operationId: text('operation_id'),
+  },
+  (table) => [index('task_progress_task_idx').on(table.taskId, table.id)],
+);
+
+/** Questions a task's agent asked its people (DESIGN 4.5 `/questions`), and who answered them. */
+export const taskQuestions = pgTable(
+  'task_questions',
+  {
+    id: text('id').primaryKey(),
+    taskId: text('task_id').notNull().references(() => tasks.id, { onDelete: 'cascade' }),
+    text: text('text').notNull(),
+    askedByAgentId: text('asked_by_agent_id').references(() => agents.id, { onDelete: 'set null' }),
+    /** The operation the agent was working in when it asked: the answer is delivered to it. */
+    operationId: text('operation_id'),
+    askedAt: timestamp('asked_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+    answer: text('answer'),
+    answeredAt: timestamp('answered_at', { withTimezone: true, mode: 'string' }),
+    answeredByPersonId: text('answered_by_person_id').references(() => people.id, { onDelete: 'set null' }),
+  },
+  (table) => [index('task_questions_task_idx').on(table.taskId, table.askedAt), index('task_questions_open_idx').on(table.taskId).where(sql`answer IS NULL`)],
 );

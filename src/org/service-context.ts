@@ -5,11 +5,33 @@
  * the database on each call.
  */
 import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Queryable } from '../platform/database.js';
 import { listReachableAgents } from './agents.js';
 import { getPerson } from './people.js';
 import { agents, organization } from './schema.js';
 import { listSpacesOfPerson } from './spaces.js';
+
+/** service_context's result (DESIGN 4.3): its MCP `outputSchema`. */
+export const serviceContextRecord = z.object({
+  person: z.object({ id: z.string(), name: z.string(), email: z.string(), role: z.enum(['owner', 'admin', 'member']) }),
+  organization: z.object({ id: z.string(), name: z.string() }).nullable(),
+  client: z.object({ client_id: z.string(), agent_id: z.string().nullable(), name: z.string().nullable(), autonomy: z.number().nullable() }),
+  agents: z.array(
+    z.object({
+      id: z.string(),
+      key: z.string().nullable(),
+      name: z.string(),
+      description: z.string(),
+      kind: z.enum(['builtin', 'declared', 'client']),
+      autonomy: z.number(),
+    }),
+  ),
+  spaces: z.array(z.object({ id: z.string(), key: z.string(), name: z.string() })),
+  scopes: z.array(z.string()),
+  server_time: z.string(),
+});
+export type ServiceContext = z.infer<typeof serviceContextRecord>;
 
 export interface Caller {
   personId: string;
@@ -17,7 +39,7 @@ export interface Caller {
   scopes: string[];
 }
 
-export async function describeServiceContext(db: Queryable, caller: Caller) {
+export async function describeServiceContext(db: Queryable, caller: Caller): Promise<ServiceContext> {
   const [person, [org], reachable, spaces, [client]] = await Promise.all([
     getPerson(db, caller.personId),
     db.select({ id: organization.id, name: organization.name }).from(organization).limit(1),

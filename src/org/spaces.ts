@@ -21,6 +21,12 @@ export async function listSpacesOfPerson(db: Queryable, personId: string): Promi
     .orderBy(asc(spaces.name), asc(spaces.key));
 }
 
+/** The ids of the person's spaces: what the tool registry checks `space_id` against. */
+export async function listSpaceIdsOfPerson(db: Queryable, personId: string): Promise<string[]> {
+  const rows = await db.select({ id: spaceMembers.spaceId }).from(spaceMembers).where(eq(spaceMembers.personId, personId));
+  return rows.map((row) => row.id);
+}
+
 export async function upsertSpace(db: Queryable, input: { key: string; name: string }): Promise<{ space: Space; created: boolean }> {
   const [existing] = await db.select({ id: spaces.id }).from(spaces).where(eq(spaces.key, input.key));
   if (existing) {

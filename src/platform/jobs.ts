@@ -8,18 +8,45 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Db, Queryable } from './database.js';
 import { jobs } from './schema.js';
 
-export type JobHandler = (payload: Record<string, unknown>, job: { id: number; attempts: number }) => Promise<void>;
+export interface JobInfo {
+  id: number;
+  attempts: number;
+  /** True on the last attempt the queue will make: a handler may then record the failure where people see it. */
+  lastAttempt: boolean;
+}
+
+export type JobHandler<Payload = Record<string, unknown>> = (payload: Payload, job: JobInfo) => Promise<void>;
+
+/**
+ * A job kind with the payload its handler receives, so what is enqueued and what is handled are checked
+ * against one type: `const deliver = jobKind<{ operation_id: string }>('org.deliver')`, then
+ * `deliver.enqueue(tx, { operation_id })` and `handlers: { ...deliver.handle(async (payload) => …) }`.
+ */
+export interface JobKind<Payload extends Record<string, unknown>> {
+  readonly kind: string;
+  enqueue(db: Queryable, payload: Payload, options?: EnqueueOptions): Promise<void>;
+  handle(handler: JobHandler<Payload>): Record<string, JobHandler>;
+}
+
+export function jobKind<Payload extends Record<string, unknown>>(kind: string): JobKind<Payload> {
+  return {
+    kind,
+    enqueue: (db, payload, options) => enqueueJob(db, kind, payload, options),
+    handle: (handler) => ({ [kind]: handler as JobHandler }),
+  };
+}
 
 export interface EnqueueOptions {
   /** When to run; default now. */
   runAt?: Date | string;
-  /** A pending job with the same key is replaced (its time and payload updated) instead of duplicated. */
+  /** At most one pending job per key; what happens to a pending one is `ifPending`'s choice. */
   key?: string;
   /**
-   * With `key`: a pending job with that key is kept as it is instead of replaced, and only one that failed
-   * for good is started again (a periodic job ensured at every start keeps its schedule).
+   * With `key`, when a job with that key is pending: `replace` (default) updates its time and payload;
+   * `keep` leaves it as it is and only starts again one that failed for good (a periodic job ensured at every
+   * start keeps its schedule).
    */
-  keepPending?: boolean;
+  ifPending?: 'replace' | 'keep';
   maxAttempts?: number;
 }
 
@@ -41,7 +68,7 @@ export async function enqueueJob(
     .onConflictDoUpdate({
       target: jobs.key,
       set: { kind, payload, runAt: values.runAt, attempts: 0, failedAt: null, lastError: null, lockedUntil: null },
-      ...(options.keepPending ? { where: sql`${jobs.failedAt} IS NOT NULL` } : {}),
+      ...(options.ifPending === 'keep' ? { where: sql`${jobs.failedAt} IS NOT NULL` } : {}),
     });
 }
 
@@ -102,7 +129,7 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
   async function runOne(job: ClaimedJob): Promise<void> {
     const id = Number(job.id);
     try {
-      await handlers[job.kind](job.payload, { id, attempts: job.attempts });
+      await handlers[job.kind](job.payload, { id, attempts: job.attempts, lastAttempt: job.attempts >= job.max_attempts });
       await database.db.execute(sql`DELETE FROM jobs WHERE id = ${id}`);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -186,7 +213,7 @@ export interface PeriodicJob {
 export function periodicJob(kind: string, everySeconds: number): PeriodicJob {
   return {
     kind,
-    ensureScheduled: (db) => enqueueJob(db, kind, {}, { key: kind, keepPending: true }),
+    ensureScheduled: (db) => enqueueJob(db, kind, {}, { key: kind, ifPending: 'keep' }),
     handler: (db, run) => async (payload, job) => {
       // The running job still holds the key, and the queue deletes it by id once this run succeeds.
       await db.transaction(async (tx) => {

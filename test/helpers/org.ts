@@ -51,7 +51,8 @@ export async function startOrg(engine: Engine, options: StartOrgOptions = {}): P
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...options.config,
   };
-  const service = await createOrgService(config, { mcpTools: options.mcpTools });
+  const { config: _config, database: _database, ...serviceOptions } = options;
+  const service = await createOrgService(config, serviceOptions);
   const url = await service.listen();
   config.publicUrl = options.config?.publicUrl ?? url;
   config.authPublicUrl = options.config?.authPublicUrl ?? config.publicUrl;

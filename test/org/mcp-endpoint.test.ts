@@ -24,8 +24,10 @@ const scopedTestTool = defineOrgTool({
   name: 'test_memory_probe',
   description: 'test only',
   scope: 'memory:read',
+  needsSpace: false,
+  effect: 'read',
   input: z.object({}).strict(),
-  annotations: { readOnlyHint: true },
+  output: z.object({ ok: z.boolean() }),
   run: async () => ({ ok: true }),
 });
 

@@ -44,7 +44,30 @@ describe('the per-tool scope check', () => {
     });
   });
 
-  it('is fed by the real tools: service_context needs no scope', () => {
-    expect(orgTools.map((tool) => [tool.name, tool.scope])).toEqual([['service_context', null]]);
+  /** DESIGN 4.3's table: every tool and the scope it needs (null: any token). */
+  const DESIGN_SCOPES: Record<string, string | null> = {
+    service_context: null,
+    ask: 'service:ask',
+    list_agents: 'service:ask',
+    message_agent: 'agents:message',
+    search_memory: 'memory:read',
+    get_memory: 'memory:read',
+    record_memory: 'memory:write',
+    list_tasks: 'task:read',
+    get_task: 'task:read',
+    create_task: 'task:write',
+    answer_task: 'task:write',
+    cancel_task: 'task:write',
+    list_capabilities: 'integrations:read',
+    describe_capability: 'integrations:read',
+    execute_capability: 'integrations:act',
+    list_decisions: 'governance:admin',
+    resolve_decision: 'governance:admin',
+    get_operation: null,
+  };
+
+  it.each(orgTools.map((tool) => [tool.name, tool.scope] as const))('is fed by the real tools: %s needs %s, as DESIGN 4.3 says', (name, scope) => {
+    expect(Object.hasOwn(DESIGN_SCOPES, name)).toBe(true);
+    expect(scope).toBe(DESIGN_SCOPES[name]);
   });
 });

@@ -1,6 +1,6 @@
 /** service_context (DESIGN 4.3, spec 4.2 rule 2): any valid token may call it, and it is to be called first. */
 import { z } from 'zod';
-import { describeServiceContext } from '../service-context.js';
+import { describeServiceContext, serviceContextRecord } from '../service-context.js';
 import { defineOrgTool } from './tools.js';
 
 export const contextTools = [
@@ -12,8 +12,11 @@ export const contextTools = [
       'the OAuth scopes actually granted to you, and server_time (UTC). No timezone is assumed: give an IANA zone in ' +
       'anything scheduled. Ids are opaque; never construct them.',
     scope: null,
+    needsSpace: false,
+    effect: 'read',
     input: z.object({}).strict(),
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    output: serviceContextRecord,
+    annotations: { openWorldHint: false },
     run: (_args, { ctx, principal }) => describeServiceContext(ctx.db, principal),
   }),
 ];

@@ -19,7 +19,9 @@ import type { OrgContext } from '../context.js';
 import { authenticateBearer, BearerRefusal } from './bearer.js';
 import { contextTools } from './context-tools.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
-import type { OrgPrincipal, OrgTool, OrgToolCall, OrgToolRegistry } from './tools.js';
+import { operationTools } from './operation-tools.js';
+import { taskTools } from './task-tools.js';
+import { toOrgTool, type OrgMcpCall, type OrgPrincipal, type OrgTool, type OrgToolDefinition, type OrgToolRegistry } from './tools.js';
 
 /** Spec 9 and DESIGN 4.3. */
 export const ORG_MCP_INFO = { name: 'atrium-org', version: '1.0.0' } as const;
@@ -30,11 +32,18 @@ export const ORG_MCP_SESSION_SCOPE = 'org';
 /** Spec 8. */
 const MAX_BATCH_LENGTH = 25;
 
-/** Every org tool; later issues add theirs here, each carrying its scope. */
-export const orgTools: readonly OrgTool[] = [...contextTools];
+/** Every org tool, each carrying its scope. */
+export const orgTools: readonly OrgToolDefinition[] = [...contextTools, ...operationTools, ...taskTools];
 
-export function registerOrgMcp(app: HttpServer, ctx: OrgContext, tools: readonly OrgTool[] = orgTools): void {
-  const registry: OrgToolRegistry = buildMcpToolRegistry<OrgToolCall, OrgTool>(tools, ctx.log);
+export interface OrgMcpOptions {
+  tools?: readonly OrgToolDefinition[];
+  /** A call's budget in ms (spec 7.1: 25 s). */
+  budgetMs?: number;
+}
+
+export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcpOptions = {}): void {
+  const tools = (options.tools ?? orgTools).map((definition) => toOrgTool(definition, { budgetMs: options.budgetMs }));
+  const registry: OrgToolRegistry = buildMcpToolRegistry<OrgMcpCall, OrgTool>(tools, ctx.log);
   const principals = new WeakMap<object, OrgPrincipal>();
 
   app.register(async (scope) => {
@@ -77,9 +86,9 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, tools: readonly
   });
 }
 
-function installToolHandlers(server: Server, registry: OrgToolRegistry, ctx: OrgContext, { principal }: McpCall<OrgPrincipal>): void {
+function installToolHandlers(server: Server, registry: OrgToolRegistry, ctx: OrgContext, { principal, http }: McpCall<OrgPrincipal>): void {
   server.setRequestHandler('tools/list', () => ({ tools: registry.tools }));
-  server.setRequestHandler('tools/call', (request) => registry.call(request.params.name, request.params.arguments, { ctx, principal }));
+  server.setRequestHandler('tools/call', (request) => registry.call(request.params.name, request.params.arguments, { ctx, principal, http }));
 }
 
 async function sendWebResponse(reply: FastifyReply, answer: Response): Promise<FastifyReply> {

@@ -1,13 +1,31 @@
 /**
- * How an org MCP tool is defined (DESIGN 4.3): a strict zod schema for its arguments, the OAuth scope it
- * needs (null: any token), and a `run` over the domain layer. The tool's scope is data on the tool, so
- * the one general scope check (scope-check.ts) covers every tool later issues add. The registry, argument
- * checking and result shapes are the platform's (platform/mcp/tools.ts), shared with the content server.
+ * How an org MCP tool is defined, and the registry that enforces every rule tools share (DESIGN 4.3, 4.4), so
+ * that no tool repeats one:
+ *
+ * - the OAuth scope, as data on the tool (checked at the HTTP level by scope-check.ts, spec 7.1);
+ * - the space rule: a tool that places or reads work (`needsSpace`) refuses with `no_space` when the person
+ *   belongs to no space (spec 4.2 rule 2), and a `space_id` argument outside the person's spaces is
+ *   `not_found`, like any id the caller may not see;
+ * - `idempotency_key` on every tool that changes something (`effect: 'write'` or `'work'`), handled by
+ *   operations/idempotency.ts: the tool's writes run in the key's transaction (`call.db`);
+ * - `wait_seconds` on tools that start work (`effect: 'work'`): `run` starts an operation and returns its id,
+ *   the registry waits up to that long and returns the operation;
+ * - the 25-second budget of every call (spec 7.1): past it the call answers HTTP 500 while its work goes on,
+ *   and the retry with the same key returns what the work produced.
+ *
+ * Every tool declares its result's schema: `outputSchema` in `tools/list`, and each result carries the same
+ * object as `structuredContent` beside its JSON text (platform/mcp/tools.ts).
  */
-import type { z } from 'zod';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import type { Scope } from '../../auth/scopes.js';
+import type { Queryable } from '../../platform/database.js';
 import type { McpTool, McpToolRegistry } from '../../platform/mcp/tools.js';
 import type { OrgContext } from '../context.js';
+import { orgErrors } from '../errors.js';
+import { withIdempotencyKey, type Produced } from '../operations/idempotency.js';
+import { awaitOperation, operationRecord } from '../operations/operations.js';
+import { listSpaceIdsOfPerson } from '../spaces.js';
 
 /** Who is calling, from the verified access token. */
 export interface OrgPrincipal {
@@ -17,18 +35,134 @@ export interface OrgPrincipal {
   scopes: string[];
 }
 
+/** What a tool's `run` may use besides its arguments. */
 export interface OrgToolCall {
   ctx: OrgContext;
   principal: OrgPrincipal;
+  /** The person's spaces, loaded for tools with `needsSpace` (empty otherwise). */
+  spaceIds: readonly string[];
+  /** Where to read and write: for `write` and `work` tools, the idempotency key's transaction. */
+  db: Queryable;
 }
 
-export interface OrgTool<Input extends z.ZodType = z.ZodType> extends McpTool<OrgToolCall, Input> {
-  /** The scope a token must hold to call this tool; null when any valid token may (service_context). */
+/** What the MCP endpoint hands the registry per call. */
+export interface OrgMcpCall {
+  ctx: OrgContext;
+  principal: OrgPrincipal;
+  /** The HTTP answer's status, raised to 500 when the budget runs out (platform/mcp/endpoint.ts). */
+  http: { status?: number };
+}
+
+/** `read` changes nothing; `write` changes records and returns one; `work` starts an operation. */
+export type ToolEffect = 'read' | 'write' | 'work';
+
+interface ToolBase<Input extends z.ZodObject> {
+  name: string;
+  description: string;
+  /** The scope a token must hold; null when any valid token may call the tool (service_context, get_operation). */
+  scope: Scope | null;
+  /** Places or reads work in spaces: refused with `no_space` when the person has none. */
+  needsSpace: boolean;
+  /** A strict object schema of the tool's own arguments (the registry adds `idempotency_key`, `wait_seconds`). */
+  input: Input;
+  /** Hints beyond `readOnlyHint`, which follows from `effect`. */
+  annotations?: Omit<ToolAnnotations, 'readOnlyHint'>;
+}
+
+export interface RecordTool<Input extends z.ZodObject, Output extends z.ZodObject> extends ToolBase<Input> {
+  effect: 'read' | 'write';
+  output: Output;
+  run(args: z.output<Input>, call: OrgToolCall): Promise<z.input<Output>>;
+}
+
+export interface WorkTool<Input extends z.ZodObject> extends ToolBase<Input> {
+  effect: 'work';
+  /** Starts the operation in `call.db` and returns its id. */
+  run(args: z.output<Input>, call: OrgToolCall): Promise<string>;
+}
+
+/** A tool as the registry serves it: a platform MCP tool that also carries its scope. */
+export interface OrgTool extends McpTool<OrgMcpCall> {
   scope: Scope | null;
 }
 
-export function defineOrgTool<Input extends z.ZodType>(tool: OrgTool<Input>): OrgTool {
-  return tool as unknown as OrgTool;
+export type OrgToolRegistry = McpToolRegistry<OrgMcpCall, OrgTool>;
+
+/** DESIGN 4.3: 1–200 characters. */
+const idempotencyKey = z.string().min(1).max(200).optional().describe(
+  'Send the same key to retry this call safely: the retry returns the original result or operation instead of doing it twice (kept 24 hours).',
+);
+/** DESIGN 4.3: 0–20, default 5. */
+const waitSeconds = z.number().int().min(0).max(20).default(5).describe(
+  'How long to wait for the work to finish before returning the operation as it stands (then poll get_operation).',
+);
+/** Spec 7.1. */
+export const TOOL_BUDGET_MS = 25_000;
+
+export function defineOrgTool<Input extends z.ZodObject, Output extends z.ZodObject>(tool: RecordTool<Input, Output>): OrgToolDefinition;
+export function defineOrgTool<Input extends z.ZodObject>(tool: WorkTool<Input>): OrgToolDefinition;
+export function defineOrgTool(tool: OrgToolDefinition): OrgToolDefinition {
+  const spaceArgument = 'space_id' in tool.input.shape;
+  if (spaceArgument && !tool.needsSpace) throw new Error(`org tool ${tool.name} takes space_id, so it needs a space`);
+  return tool;
 }
 
-export type OrgToolRegistry = McpToolRegistry<OrgToolCall, OrgTool>;
+export type OrgToolDefinition = RecordTool<z.ZodObject, z.ZodObject> | WorkTool<z.ZodObject>;
+
+/** The registry's face of each definition: its full arguments, result schema and the shared rules around `run`. */
+export function toOrgTool(definition: OrgToolDefinition, options: { budgetMs?: number } = {}): OrgTool {
+  const budgetMs = options.budgetMs ?? TOOL_BUDGET_MS;
+  const input =
+    definition.effect === 'read'
+      ? definition.input
+      : definition.input.extend({ idempotency_key: idempotencyKey, ...(definition.effect === 'work' ? { wait_seconds: waitSeconds } : {}) });
+  return {
+    name: definition.name,
+    description: definition.description,
+    scope: definition.scope,
+    input,
+    output: definition.effect === 'work' ? operationRecord : definition.output,
+    annotations: { readOnlyHint: definition.effect === 'read', ...definition.annotations },
+    run: (args, call) => withinBudget(call, budgetMs, () => runTool(definition, args as Record<string, unknown>, call)),
+  };
+}
+
+async function runTool(definition: OrgToolDefinition, args: Record<string, unknown>, { ctx, principal }: OrgMcpCall): Promise<unknown> {
+  const { idempotency_key: key, wait_seconds: wait, ...own } = args;
+  const spaceIds = definition.needsSpace ? await listSpaceIdsOfPerson(ctx.db, principal.personId) : [];
+  if (definition.needsSpace && spaceIds.length === 0) throw orgErrors.noSpace();
+  if (typeof own.space_id === 'string' && !spaceIds.includes(own.space_id)) throw orgErrors.notFound('space');
+  const call: OrgToolCall = { ctx, principal, spaceIds, db: ctx.db };
+  if (definition.effect === 'read') return definition.run(own, call);
+
+  const keyed = { personId: principal.personId, clientId: principal.clientId, key: key as string | undefined, tool: definition.name, args: own };
+  const produced: Produced = await withIdempotencyKey(ctx.db, keyed, async (tx) =>
+    definition.effect === 'work'
+      ? { operationId: await definition.run(own, { ...call, db: tx }) }
+      : { result: await definition.run(own, { ...call, db: tx }) },
+  );
+  if ('operationId' in produced) return awaitOperation(ctx, produced.operationId, principal.personId, wait as number);
+  return produced.result;
+}
+
+/**
+ * Spec 7.1: a tool past its budget answers HTTP 500; its work is not interrupted (a transaction still commits,
+ * an operation still runs), so the client's retry with the same idempotency key finds what it produced.
+ */
+async function withinBudget<T>(call: OrgMcpCall, budgetMs: number, work: () => Promise<T>): Promise<T> {
+  const running = work();
+  let timer: NodeJS.Timeout | undefined;
+  const budget = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      call.http.status = 500;
+      // Whatever the work ends with now is no one's answer; keep it from being an unhandled rejection.
+      running.catch((error) => call.ctx.log.warn({ err: error }, 'org tool failed after its budget ran out'));
+      reject(orgErrors.budgetExceeded(Math.round(budgetMs / 1000)));
+    }, budgetMs);
+  });
+  try {
+    return await Promise.race([running, budget]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

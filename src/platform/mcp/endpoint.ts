@@ -41,6 +41,11 @@ import { SessionStore, type McpSession } from './sessions.js';
 export interface McpCall<Principal> {
   session: McpSession;
   principal: Principal;
+  /**
+   * A handler may set the HTTP status of a JSON answer: the org server answers 500 when a tool outruns its
+   * time budget (spec 7.1), while the JSON-RPC error inside says why.
+   */
+  http: { status?: number };
 }
 
 export interface McpEndpointOptions<Principal> {
@@ -116,7 +121,9 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
     });
     if (request.method === 'GET') openStreams.add(transport);
     const authInfo = options.authInfo?.(call.principal);
-    return transport.handleRequest(toWebRequest(request), { parsedBody: init.body, authInfo });
+    const response = await transport.handleRequest(toWebRequest(request), { parsedBody: init.body, authInfo });
+    if (init.mode !== 'json' || call.http.status === undefined) return response;
+    return new Response(response.body, { status: call.http.status, headers: response.headers });
   }
 
   /** 2025-03-26 transport, "Session Management": the header is required after initialize. */
@@ -161,7 +168,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
         return sendRpcError(reply, 400, RPC.invalidParams, 'Invalid initialize request: params need protocolVersion, capabilities and clientInfo', idOf(initialize));
       }
       const session = await startSession(initialize as unknown as InitializeRequest, principal);
-      const response = await serve(request, reply, { session, principal }, { mode, body });
+      const response = await serve(request, reply, { session, principal, http: {} }, { mode, body });
       // The session exists only if the client was told about it.
       if (response.ok) reply.header('mcp-session-id', session.id);
       else await sessions.end(session.id);
@@ -173,7 +180,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
     }
     const session = await sessionOf(request, reply);
     if (!session) return reply;
-    return reply.send(await serve(request, reply, { session, principal }, { mode, body }));
+    return reply.send(await serve(request, reply, { session, principal, http: {} }, { mode, body }));
   }
 
   function startSession(initialize: InitializeRequest, principal: Principal): Promise<McpSession> {
@@ -191,7 +198,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
   async function handleGet(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const session = await sessionOf(request, reply);
     if (!session) return reply;
-    const response = await serve(request, reply, { session, principal: principals.get(request) as Principal }, { mode: 'sse' });
+    const response = await serve(request, reply, { session, principal: principals.get(request) as Principal, http: {} }, { mode: 'sse' });
     // Nothing may be written on this stream for a long while; an opening comment flushes the headers now.
     return reply.send(response.ok && response.body ? withOpeningComment(response) : response);
   }
@@ -199,7 +206,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
   async function handleDelete(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const session = await sessionOf(request, reply);
     if (!session) return reply;
-    const response = await serve(request, reply, { session, principal: principals.get(request) as Principal }, { mode: 'json' });
+    const response = await serve(request, reply, { session, principal: principals.get(request) as Principal, http: {} }, { mode: 'json' });
     if (response.ok) await sessions.end(session.id);
     return reply.send(response);
   }

@@ -22,6 +22,11 @@ export interface McpTool<Call, Input extends z.ZodType = z.ZodType> {
   description: string;
   /** A strict object schema: an unknown argument is refused rather than silently ignored. */
   input: Input;
+  /**
+   * The result's schema, when the tool declares one: listed as its `outputSchema`, and each result then carries
+   * the same object as `structuredContent` beside its JSON text (MCP 2025-06-18, "Structured Content").
+   */
+  output?: z.ZodType;
   annotations: ToolAnnotations;
   run(args: z.output<Input>, call: Call): Promise<unknown>;
 }
@@ -46,7 +51,8 @@ export function buildMcpToolRegistry<Call, Definition extends McpTool<Call>>(
   const tools: Tool[] = definitions.map((tool) => ({
     name: tool.name,
     description: tool.description,
-    inputSchema: inputJsonSchema(tool),
+    inputSchema: objectJsonSchema(tool.name, tool.input, 'input'),
+    ...(tool.output ? { outputSchema: objectJsonSchema(tool.name, tool.output, 'output') } : {}),
     annotations: tool.annotations,
   }));
 
@@ -59,7 +65,7 @@ export function buildMcpToolRegistry<Call, Definition extends McpTool<Call>>(
       const parsed = tool.input.safeParse(args ?? {});
       if (!parsed.success) return errorResult(invalidArguments(parsed.error));
       try {
-        return jsonResult(await tool.run(parsed.data, call));
+        return jsonResult(await tool.run(parsed.data, call), tool.output !== undefined);
       } catch (error) {
         if (isAppError(error)) return errorResult(error);
         if (error instanceof z.ZodError) return errorResult(invalidArguments(error));
@@ -70,8 +76,10 @@ export function buildMcpToolRegistry<Call, Definition extends McpTool<Call>>(
   };
 }
 
-function jsonResult(value: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: jsonText(value) }] };
+function jsonResult(value: unknown, structured: boolean): CallToolResult {
+  const result: CallToolResult = { content: [{ type: 'text', text: jsonText(value) }] };
+  if (structured) result.structuredContent = value as Record<string, unknown>;
+  return result;
 }
 
 /**
@@ -106,9 +114,9 @@ function unknownKeysOf(issue: z.core.$ZodIssue): string | undefined {
   return issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : undefined;
 }
 
-/** MCP wants an object schema; the `$schema` line adds nothing a client needs. */
-function inputJsonSchema(tool: McpTool<never>): Tool['inputSchema'] {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  if (schema.type !== 'object') throw new Error(`MCP tool ${tool.name}: arguments must be an object schema`);
-  return schema as Tool['inputSchema'];
+/** MCP wants object schemas for arguments and results; the `$schema` line adds nothing a client needs. */
+function objectJsonSchema(name: string, schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  if (json.type !== 'object') throw new Error(`MCP tool ${name}: its ${io} must be an object schema`);
+  return json as Tool['inputSchema'];
 }

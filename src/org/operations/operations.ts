@@ -1,0 +1,231 @@
+/**
+ * Operations (spec 3.4, DESIGN 4.4): work a tool started and a client follows with `get_operation`.
+ *
+ * Starting one writes the `queued` row and its job in the caller's transaction; whichever process claims the
+ * job (platform/jobs.ts: `FOR UPDATE SKIP LOCKED`, leases) moves it to `running` and hands it to the runner
+ * of its kind. A runner returns how the work stands — succeeded, failed, paused on a decision, or still
+ * running elsewhere (an agent that answers later through the agent API) — and that outcome is applied with
+ * `move()`. A process that dies mid-run leaves the job leased; when the lease passes another process runs it
+ * again, so runners must be safe to repeat. Every change wakes the callers waiting on it (watch.ts).
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Queryable } from '../../platform/database.js';
+import { isAppError } from '../../platform/errors.js';
+import { jobKind, type JobHandler } from '../../platform/jobs.js';
+import { toIso } from '../../platform/time.js';
+import type { OrgContext } from '../context.js';
+import { OPERATION_FAILURES, orgErrors, type OperationFailure } from '../errors.js';
+import { newId } from '../ids.js';
+import { operations } from '../schema.js';
+import { isAnswered, move, OPERATION_KINDS, OPERATION_STATUSES, type MoveChanges, type OperationEvent, type OperationKind, type OperationRow } from './states.js';
+
+export const operationError = z.object({ code: z.string(), message: z.string() });
+export type OperationError = z.infer<typeof operationError>;
+
+export const progressEvent = z.object({
+  at: z.string(),
+  message: z.string(),
+  percent: z.number().min(0).max(100).optional(),
+});
+export type ProgressEvent = z.infer<typeof progressEvent>;
+
+/** The operation as tools show it (DESIGN 4.3 "Shapes"); also every work tool's `outputSchema`. */
+export const operationRecord = z.object({
+  operation_id: z.string(),
+  kind: z.enum(OPERATION_KINDS),
+  status: z.enum(OPERATION_STATUSES),
+  space_id: z.string().nullable(),
+  agent_id: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  progress: z.array(progressEvent),
+  result: z.unknown().optional(),
+  error: operationError.optional(),
+  decision_id: z.string().optional(),
+});
+export type OperationRecord = z.infer<typeof operationRecord>;
+
+/** How the work stands when a runner returns. */
+export type RunnerOutcome =
+  | { status: 'succeeded'; result: unknown }
+  | { status: 'failed'; error: OperationError }
+  | { status: 'paused'; decisionId: string }
+  /** The work goes on elsewhere; it ends through completeOperation / failOperation. */
+  | { status: 'running' };
+
+/** Runs one kind of operation. Called again after a crash or a resume, so it must be safe to repeat. */
+export type OperationRunner = (ctx: OrgContext, operation: OperationRow) => Promise<RunnerOutcome>;
+
+export type OperationRunners = Partial<Record<OperationKind, OperationRunner>>;
+
+export interface NewOperation {
+  kind: OperationKind;
+  personId: string;
+  clientId: string | null;
+  agentId?: string | null;
+  spaceId?: string | null;
+  input: Record<string, unknown>;
+}
+
+const runOperation = jobKind<{ operation_id: string }>('org.operation');
+
+/** Writes the queued operation and its job in `db` (the caller's transaction); returns its id. */
+export async function startOperation(ctx: OrgContext, db: Queryable, start: NewOperation): Promise<string> {
+  const id = newId('op');
+  await db.insert(operations).values({
+    id,
+    kind: start.kind,
+    status: 'queued',
+    personId: start.personId,
+    clientId: start.clientId,
+    agentId: start.agentId ?? null,
+    spaceId: start.spaceId ?? null,
+    input: start.input,
+  });
+  await runOperation.enqueue(db, { operation_id: id });
+  await ctx.watch.changed(db, id, { queued: true });
+  return id;
+}
+
+/** Applies `event` and wakes whoever waits on the operation. */
+export async function moveOperation(ctx: OrgContext, db: Queryable, id: string, event: OperationEvent, changes?: MoveChanges): Promise<OperationRow> {
+  const row = await move(db, id, event, changes);
+  if (event !== 'resume') await ctx.watch.changed(db, id);
+  return row;
+}
+
+export const completeOperation = (ctx: OrgContext, db: Queryable, id: string, result: unknown) =>
+  moveOperation(ctx, db, id, 'succeed', { result: result ?? null });
+
+export const failOperation = (ctx: OrgContext, db: Queryable, id: string, error: OperationError) =>
+  moveOperation(ctx, db, id, 'fail', { error });
+
+/** The catalogued failure of DESIGN 4.4 / 4.5 (`denied`, `expired`, `undeliverable`, …). */
+export function failure(code: OperationFailure, message: string = OPERATION_FAILURES[code]): OperationError {
+  return { code, message };
+}
+
+/** The gate paused the work on a decision. */
+export const pauseOperation = (ctx: OrgContext, db: Queryable, id: string, decisionId: string) =>
+  moveOperation(ctx, db, id, 'pause', { decisionId });
+
+/** The decision was approved: back to running, and the runner is called again. */
+export async function resumeOperation(ctx: OrgContext, db: Queryable, id: string): Promise<OperationRow> {
+  const row = await moveOperation(ctx, db, id, 'resume');
+  await runOperation.enqueue(db, { operation_id: id });
+  await ctx.watch.changed(db, id, { queued: true });
+  return row;
+}
+
+/** Adds a progress event; refused once the operation has ended. */
+export async function addProgress(ctx: OrgContext, db: Queryable, id: string, event: { message: string; percent?: number }): Promise<void> {
+  const entry = { message: event.message, ...(event.percent === undefined ? {} : { percent: event.percent }) };
+  const [row] = await db
+    .update(operations)
+    .set({
+      progress: sql`${operations.progress} || jsonb_build_array(jsonb_build_object('at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')) || ${JSON.stringify(entry)}::jsonb)`,
+      updatedAt: sql`greatest(now(), ${operations.createdAt})`,
+    })
+    .where(and(eq(operations.id, id), sql`${operations.status} IN ('queued', 'running', 'paused')`))
+    .returning({ id: operations.id });
+  if (!row) {
+    const [current] = await db.select({ status: operations.status }).from(operations).where(eq(operations.id, id));
+    if (!current) throw orgErrors.notFound('operation');
+    throw orgErrors.invalidState(`the operation is ${current.status}, so it takes no more progress`, { status: current.status });
+  }
+  await ctx.watch.changed(db, id);
+}
+
+export async function findOperation(db: Queryable, id: string): Promise<OperationRow | undefined> {
+  const [row] = await db.select().from(operations).where(eq(operations.id, id));
+  return row;
+}
+
+/** The person's own operation (DESIGN 4.3 get_operation); anyone else's is `not_found`. */
+export async function getOperation(db: Queryable, id: string, personId: string): Promise<OperationRecord> {
+  const row = await findOperation(db, id);
+  if (!row || row.personId !== personId) throw orgErrors.notFound('operation');
+  return toOperationRecord(row);
+}
+
+/**
+ * Waits up to `waitSeconds` for the operation to be answered (settled or paused) and returns it as it then
+ * stands (DESIGN 4.3: tools that start work wait at most `wait_seconds`).
+ */
+export async function awaitOperation(ctx: OrgContext, id: string, personId: string, waitSeconds: number): Promise<OperationRecord> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  for (;;) {
+    const next = ctx.watch.next(id, deadline - Date.now());
+    const operation = await getOperation(ctx.db, id, personId).catch((error) => {
+      next.cancel();
+      throw error;
+    });
+    if (isAnswered(operation.status) || Date.now() >= deadline) {
+      next.cancel();
+      return operation;
+    }
+    await next.promise;
+  }
+}
+
+export function toOperationRecord(row: OperationRow): OperationRecord {
+  return {
+    operation_id: row.id,
+    kind: row.kind,
+    status: row.status,
+    space_id: row.spaceId,
+    agent_id: row.agentId,
+    created_at: toIso(row.createdAt),
+    updated_at: toIso(row.updatedAt),
+    progress: row.progress as ProgressEvent[],
+    ...(row.result === null ? {} : { result: row.result }),
+    ...(row.error === null ? {} : { error: row.error as OperationError }),
+    ...(row.decisionId === null ? {} : { decision_id: row.decisionId }),
+  };
+}
+
+/**
+ * The queue handler behind every operation: start it, run its kind's runner, apply the outcome. A runner's
+ * thrown error is retried by the queue with backoff; on the last attempt the operation fails instead, so no
+ * operation stays running for ever because its runner kept failing.
+ */
+export function operationJobHandlers(ctx: OrgContext, runners: OperationRunners): Record<string, JobHandler> {
+  return runOperation.handle(async ({ operation_id: id }, job) => {
+    let operation = await findOperation(ctx.db, id);
+    if (operation?.status === 'queued') operation = await moveOperation(ctx, ctx.db, id, 'start').catch(ignoreLostRace);
+    // Paused, settled, or moved on by another process: nothing to run.
+    if (operation?.status !== 'running') return;
+    const runner = runners[operation.kind];
+    let outcome: RunnerOutcome;
+    try {
+      outcome = runner
+        ? await runner(ctx, operation)
+        : { status: 'failed', error: { code: 'not_implemented', message: `${operation.kind} operations are not available yet` } };
+    } catch (error) {
+      if (!job.lastAttempt) throw error;
+      ctx.log.error({ err: error, operation: id }, 'operation failed for good');
+      outcome = { status: 'failed', error: isAppError(error) ? { code: error.code, message: error.message } : failure('internal_error') };
+    }
+    await applyOutcome(ctx, id, outcome).catch(ignoreLostRace);
+  });
+}
+
+async function applyOutcome(ctx: OrgContext, id: string, outcome: RunnerOutcome): Promise<unknown> {
+  switch (outcome.status) {
+    case 'succeeded':
+      return completeOperation(ctx, ctx.db, id, outcome.result);
+    case 'failed':
+      return failOperation(ctx, ctx.db, id, outcome.error);
+    case 'paused':
+      return pauseOperation(ctx, ctx.db, id, outcome.decisionId);
+    case 'running':
+      return undefined;
+  }
+}
+
+/** Another process (or a cancel) moved the operation first: its move stands, this one is dropped. */
+function ignoreLostRace(error: unknown): undefined {
+  if (isAppError(error) && error.code === 'invalid_state') return undefined;
+  throw error;
+}

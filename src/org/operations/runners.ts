@@ -1,0 +1,7 @@
+/**
+ * The runner of each kind of operation (operations.ts `OperationRunner`). A kind without a runner here fails
+ * its operations with `not_implemented`.
+ */
+import type { OperationRunners } from './operations.js';
+
+export const operationRunners: OperationRunners = {};
