@@ -6,15 +6,17 @@
  *
  * A lock whose process is gone (SIGKILL, power loss) never blocks: the holder must be alive, and on Linux
  * its start time (`/proc/<pid>/stat`) must match the one recorded, so a recycled pid does not keep a dead
- * lock alive. Taking over a stale lock moves it aside atomically (`rename`) and checks that what was moved
- * is the stale lock, so two processes taking over at once cannot both win.
+ * lock alive. The lock is taken with `link`, which fails if the file exists, and a stale one is removed
+ * under a takeover mutex, so of several processes starting at once exactly one wins.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 
 export interface LockHolder {
+  /** Random, to tell this lock from any other the same process took or takes. */
+  id?: string;
   pid: number;
   /** Linux: the process's start time in clock ticks since boot; absent elsewhere. */
   startTime?: string;
@@ -48,8 +50,8 @@ export async function lockDatabaseDirectory(directory: string): Promise<Database
   const candidate = `${lockFile}.${process.pid}-${randomBytes(4).toString('hex')}`;
   await writeFile(candidate, JSON.stringify(me), { mode: 0o600 });
   try {
-    // Bounded: every pass either takes the lock, refuses, or removes one stale lock.
-    for (let attempt = 0; attempt < 10; attempt++) {
+    // Bounded: every pass takes the lock, refuses, removes a stale lock or waits briefly for another's takeover.
+    for (let attempt = 0; attempt < 100; attempt++) {
       if (await link(candidate, lockFile).then(() => true, ignore('EEXIST'))) return heldLock(lockFile, me);
       const holder = await readHolder(lockFile);
       if (!holder) continue; // released between our attempts
@@ -82,13 +84,26 @@ function releaseIfOurs(lockFile: string, me: LockHolder): void {
   }
 }
 
-/** Moves the stale lock aside; if what moved turns out to be a live lock taken meanwhile, puts it back. */
+/**
+ * Removes a stale lock, one process at a time: under the takeover mutex (an exclusive `mkdir`) the lock is
+ * read again and removed only if it is still that stale holder's, so a lock taken meanwhile is never removed.
+ * A mutex left by a process that died while holding it (for milliseconds) is cleared after ten seconds.
+ */
 async function removeStaleLock(lockFile: string, stale: LockHolder): Promise<void> {
-  const aside = `${lockFile}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
-  if (!(await rename(lockFile, aside).then(() => true, ignore('ENOENT')))) return;
-  const moved = await readHolder(aside);
-  if (moved && !sameHolder(moved, stale)) await link(aside, lockFile).catch(() => {});
-  await unlink(aside).catch(() => {});
+  const mutex = `${lockFile}.takeover`;
+  const taken = await mkdir(mutex).then(() => true, ignore('EEXIST'));
+  if (!taken) {
+    const age = await stat(mutex).then((info) => Date.now() - info.mtimeMs, () => 0);
+    if (age > 10_000) await rmdir(mutex).catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return;
+  }
+  try {
+    const current = await readHolder(lockFile);
+    if (current && sameHolder(current, stale)) await unlink(lockFile).catch(ignore('ENOENT'));
+  } finally {
+    await rmdir(mutex).catch(() => {});
+  }
 }
 
 async function readHolder(file: string): Promise<LockHolder | null> {
@@ -118,11 +133,12 @@ function isAlive(holder: LockHolder): boolean {
 }
 
 function sameHolder(a: LockHolder, b: LockHolder): boolean {
-  return a.pid === b.pid && a.startTime === b.startTime && a.since === b.since;
+  return a.id === b.id && a.pid === b.pid && a.startTime === b.startTime && a.since === b.since;
 }
 
 function describeThisProcess(): LockHolder {
   return {
+    id: randomBytes(8).toString('hex'),
     pid: process.pid,
     startTime: processStartTime(process.pid),
     command: [process.argv0, ...process.argv.slice(1)].join(' ').slice(0, 300),
