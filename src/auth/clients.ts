@@ -68,6 +68,8 @@ export async function selectClient(db: Queryable, clientId: string): Promise<Cli
   return client;
 }
 
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
 /**
  * A display name for consent and connections: the registered name, else the document URL's host. A client
  * chooses its own name, so the bidirectional controls (Unicode TR #9 §2: embeddings, overrides, isolates
@@ -78,5 +80,3 @@ export function clientDisplayName(client: Pick<Client, 'id' | 'kind' | 'name'>):
   if (name) return name;
   return client.kind === 'metadata_document' ? new URL(client.id).host : client.id.replace(BIDI_CONTROLS, '');
 }
-
-const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
