@@ -85,7 +85,10 @@ export const EMBEDDED_SETTINGS = ['shared_buffers=16MB', 'temp_buffers=4MB', 'wo
  */
 export async function prepareDatabase(config: DatabaseConfig): Promise<void> {
   if (config.url || config.dataDir.startsWith('memory://') || existsSync(path.join(config.dataDir, 'PG_VERSION'))) return;
+  // The child inherits the owner-only umask; what PGlite sets wider itself is tightened once it is done.
+  createOwnerOnlyFiles();
   await prepareEmbeddedDatabase(config);
+  await tightenTree(config.dataDir);
 }
 
 async function openPglite(config: DatabaseConfig): Promise<Database> {

@@ -68,6 +68,8 @@ describe.each(engines)('the data directory on %s', (engine) => {
     const password = (await readFile(passwordFile, 'utf8')).trim();
     expect(running.output()).not.toContain(password);
     expect(running.output()).toContain(passwordFile);
+    // A fresh directory is made owner-only from the start: nothing to tighten, nothing to warn about.
+    expect(running.output()).not.toMatch(/were open to other users/);
     if (engine === 'pglite') expect((await readdir(path.join(dataDir, 'org'))).length).toBeGreaterThan(5);
     expect((await readdir(path.join(dataDir, 'assets', 'inline'))).length).toBe(1);
     expect(await openToOthers(dataDir)).toEqual([]);
