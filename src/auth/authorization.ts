@@ -37,9 +37,9 @@ export interface AuthorizeOutcome {
  * Runs the checks of one authorization request. Throws (InvalidClient, InvalidRedirectUri, InvalidRequest)
  * only while the redirect URI is not yet trusted; the route shows those to the person.
  */
-export async function startAuthorization(ctx: AuthContext, params: RawParams): Promise<AuthorizeOutcome> {
+export async function startAuthorization(ctx: AuthContext, params: RawParams, address?: string): Promise<AuthorizeOutcome> {
   // RFC 6749 §4.1.1: the client must be known (registered, or a metadata document URL).
-  const client = await findClient(ctx, requiredParam(params, 'client_id'));
+  const client = await findClient(ctx, requiredParam(params, 'client_id'), address);
 
   // Spec 4.1 rules 1–4. Required even with one registered URI, as spec 4.1 lists it in the query.
   const redirectUri = requiredParam(params, 'redirect_uri');

@@ -46,9 +46,12 @@ export function registrationRecord(client: Client) {
   };
 }
 
-/** The client behind a `client_id`, or InvalidClient. */
-export async function findClient(ctx: AuthContext, clientId: string): Promise<Client> {
-  if (isMetadataDocumentClientId(clientId)) return loadMetadataDocumentClient(ctx, clientId);
+/**
+ * The client behind a `client_id`, or InvalidClient. `address`, the requester's, limits the metadata
+ * documents it can make the server fetch (cimd.ts).
+ */
+export async function findClient(ctx: AuthContext, clientId: string, address?: string): Promise<Client> {
+  if (isMetadataDocumentClientId(clientId)) return loadMetadataDocumentClient(ctx, clientId, address);
   const client = await selectClient(ctx.db, clientId);
   if (!client || client.kind !== 'registered') throw new InvalidClient('unknown client_id');
   return client;
@@ -59,8 +62,15 @@ export async function selectClient(db: Queryable, clientId: string): Promise<Cli
   return client;
 }
 
-/** A display name for consent and connections: the registered name, else the document URL's host. */
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * A display name for consent and connections: the registered name, else the document URL's host. A client
+ * chooses its own name, so the bidirectional controls (Unicode TR #9 §2: embeddings, overrides, isolates
+ * and the implicit marks) are removed: they could make "Evil‮ppA" read as another app's name on the page.
+ */
 export function clientDisplayName(client: Pick<Client, 'id' | 'kind' | 'name'>): string {
-  if (client.name) return client.name;
-  return client.kind === 'metadata_document' ? new URL(client.id).host : client.id;
+  const name = client.name?.replace(BIDI_CONTROLS, '').trim();
+  if (name) return name;
+  return client.kind === 'metadata_document' ? new URL(client.id).host : client.id.replace(BIDI_CONTROLS, '');
 }

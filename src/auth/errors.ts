@@ -18,7 +18,7 @@ export class OAuthError extends AppError {
    * The status of the page the authorization endpoint shows the person instead of redirecting (RFC 6749
    * §4.1.2.1): 400 for every error, whatever `status` the token endpoint answers with.
    */
-  readonly pageStatus = 400;
+  readonly pageStatus: number = 400;
 
   constructor(error: string, status: number, description: string) {
     super(error, status, description);
@@ -118,6 +118,9 @@ export class TooManyRequests extends OAuthError {
   ) {
     super('too_many_requests', 429, description);
   }
+
+  /** A person's browser is told the same: wait, then try again. */
+  override readonly pageStatus = 429;
 }
 
 export function isOAuthError(value: unknown): value is OAuthError {

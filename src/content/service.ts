@@ -5,6 +5,7 @@
  */
 import type { ContentConfig } from '../config.js';
 import { ChangeFeed } from '../platform/changes.js';
+import { secureDataDir } from '../platform/data-dir.js';
 import { openDatabase } from '../platform/database.js';
 import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
 import { startJobWorker, type JobHandler } from '../platform/jobs.js';
@@ -16,6 +17,7 @@ import { ensureContentHousekeepingScheduled } from './housekeeping.js';
 import { contentJobHandlers } from './jobs.js';
 import { createContentReads } from './read-cache.js';
 import { registerContentMcp } from './mcp/server.js';
+import { noStoreWhenAuthenticated } from './rest/auth.js';
 import { registerRestRoutes } from './rest/index.js';
 import { registerOpenApi } from './rest/openapi.js';
 import { registerPublicCache } from './rest/public-cache.js';
@@ -38,6 +40,7 @@ export interface ContentServiceOptions {
 
 export async function createContentService(config: ContentConfig, options: ContentServiceOptions = {}): Promise<ContentService> {
   const app = createHttpServer({ service: 'content', logLevel: config.logLevel, logFormat: config.logFormat, trustProxy: config.trustProxy });
+  await secureDataDir(config.dataDir, app.log);
   const database = await openDatabase(config.database);
   let apiSecret = config.apiSecret;
   let secretNote = 'API secret from CONTENT_API_SECRET';
@@ -59,6 +62,7 @@ export async function createContentService(config: ContentConfig, options: Conte
   const ctx: ContentContext = { config, database, db: database.db, apiSecret, log: app.log, changes, reads, jobs };
   await ensureContentHousekeepingScheduled(database.db);
 
+  app.addHook('onRequest', noStoreWhenAuthenticated(ctx));
   // Before every route, so its onResponse hook sees them all.
   if (config.metrics) registerMetrics(app, { service: 'content', database });
   // Both watch routes as they are declared, so they come first.

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { OrgConfig } from '../config.js';
+import { secureDataDir } from '../platform/data-dir.js';
 import { openDatabase, type Database } from '../platform/database.js';
 import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
 import { startJobWorker, type JobWorker } from '../platform/jobs.js';
@@ -44,6 +45,7 @@ export interface OrgServiceOptions {
 
 export async function createOrgService(config: OrgConfig, options: OrgServiceOptions = {}): Promise<OrgService> {
   const app = createHttpServer({ service: 'org', logLevel: config.logLevel, logFormat: config.logFormat, trustProxy: config.trustProxy });
+  await secureDataDir(config.dataDir, app.log);
   const database = await openDatabase(config.database);
   try {
     await bootstrapOrganization(database.db, config, app.log);
@@ -67,6 +69,12 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
     leaseSeconds: options.jobLeaseSeconds,
   });
   jobs = worker;
+
+  // Every org answer is about a person or their credentials: none may be stored by any cache (RFC 9111
+  // §5.2.2.5). Only the public metadata and JWKS routes set a lifetime of their own.
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+  });
 
   // Before every route, so its onResponse hook sees them all.
   if (config.metrics) registerMetrics(app, { service: 'org', database });

@@ -54,7 +54,7 @@ export const platformErrors = {
   noRoute: (method: string, path: string) => platformError('not_found', `no route for ${method} ${path}`),
   payloadTooLarge: () => platformError('payload_too_large', 'request body is too large'),
   unsupportedMediaType: (message: string) => platformError('unsupported_media_type', message),
-  rateLimited: () => platformError('rate_limited', 'too many requests, slow down'),
+  rateLimited: (message = 'too many requests, slow down') => platformError('rate_limited', message),
   /** Anything unexpected: logged, and hidden from the client. */
   internal: () => platformError('internal_error', 'internal server error'),
 } as const;

@@ -48,6 +48,8 @@ export async function startContent(engine: Engine, options: StartContentOptions 
       dataDir,
       assetDir: path.join(dataDir, 'assets'),
       revalidate: {},
+      // Every test votes from 127.0.0.1; vote-limit.test.ts checks the real default.
+      votesPerMinute: 10_000,
       logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
       ...options.config,
     };

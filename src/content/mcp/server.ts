@@ -3,6 +3,7 @@
  * 2025-03-26, bearer `CONTENT_API_SECRET`. Transport, sessions and host checks come from platform/mcp; this
  * module only says what is served and as whom writes are recorded.
  */
+import { createHash } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/server';
 import type { HttpServer } from '../../platform/http.js';
 import { registerMcpEndpoint, type McpCall, type McpEndpointOptions, type McpSession } from '../../platform/mcp/index.js';
@@ -35,6 +36,7 @@ export const CONTENT_MCP_SESSION_SCOPE = 'content';
 /** The endpoint's options; built once per service (the tool registry with its JSON Schemas included). */
 export function contentMcpEndpoint(ctx: ContentContext): McpEndpointOptions<void> {
   const registry = buildToolRegistry(contentTools, ctx.log);
+  const secretFingerprint = `secret:${createHash('sha256').update(`atrium-content-mcp|${ctx.apiSecret}`).digest('base64url')}`;
   return {
     path: CONTENT_MCP_PATH,
     db: ctx.db,
@@ -49,6 +51,9 @@ export function contentMcpEndpoint(ctx: ContentContext): McpEndpointOptions<void
       // DESIGN 3: the same bearer secret as REST writes; 401 carries `WWW-Authenticate: Bearer`.
       if (!isContentSecret(ctx, request.headers.authorization)) throw contentErrors.unauthorized();
     },
+    // A session belongs to the secret it was opened under: once the secret is changed (rotated after a
+    // leak), sessions opened with the old one answer 404 and the client must initialize again.
+    principalId: () => secretFingerprint,
     installHandlers: (server, call) => installToolHandlers(server, registry, ctx, call),
   };
 }

@@ -3,7 +3,7 @@
  * `Authorization: Bearer <CONTENT_API_SECRET>`.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpServer } from '../../platform/http.js';
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
@@ -38,4 +38,15 @@ export function registerSecretCheck(app: HttpServer, ctx: ContentContext): void 
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.auth === 'secret' && !isAuthenticated(ctx, request)) throw contentErrors.unauthorized();
   });
+}
+
+/**
+ * An `onRequest` hook for the whole service: a response to the secret's holder (drafts, previews, the
+ * activity log, all roadmap items, MCP) may hold unpublished text, so no cache may store it (RFC 9111
+ * §5.2.2.5). Routes that set their own Cache-Control (public assets) keep theirs.
+ */
+export function noStoreWhenAuthenticated(ctx: ContentContext) {
+  return async function noStore(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (isAuthenticated(ctx, request)) reply.header('cache-control', 'no-store');
+  };
 }

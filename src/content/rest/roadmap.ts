@@ -23,6 +23,7 @@ import {
   updateItem,
   updateItemInput,
 } from '../roadmap.js';
+import { checkVoteRate } from '../vote-limit.js';
 import { castVote, voteInput, withdrawVote } from '../votes.js';
 import { isAuthenticated, SECRET_REQUIRED } from './auth.js';
 
@@ -132,13 +133,19 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
   // Spec 5.2: voting needs no secret and no actor.
   app.post(
     '/roadmap/:slug/vote',
-    { schema: { tags, summary: 'Vote for a public item; a repeated vote is ignored', params, body: voteInput, response: { 200: voteResult } } },
+    {
+      preHandler: (request, reply) => checkVoteRate(ctx, request, reply),
+      schema: { tags, summary: 'Vote for a public item; a repeated vote is ignored', params, body: voteInput, response: { 200: voteResult } },
+    },
     async (request) => castVote(ctx, request.params.slug, request.body),
   );
 
   app.delete(
     '/roadmap/:slug/vote',
-    { schema: { tags, summary: 'Withdraw a vote; withdrawing twice is ignored', params, body: voteInput, response: { 200: voteResult } } },
+    {
+      preHandler: (request, reply) => checkVoteRate(ctx, request, reply),
+      schema: { tags, summary: 'Withdraw a vote; withdrawing twice is ignored', params, body: voteInput, response: { 200: voteResult } },
+    },
     async (request) => withdrawVote(ctx, request.params.slug, request.body),
   );
 }

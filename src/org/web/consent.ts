@@ -54,7 +54,7 @@ ${scopes.length
     const requestId = formField(request.body, 'request') ?? '';
     const session = await currentSession(ctx, request);
     if (!session) return reply.redirect(signInUrl(`/consent?${new URLSearchParams({ request: requestId })}`), 303);
-    if (!checkCsrfToken(csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
     const signedIn = { name: session.person.name, csrf: issueCsrfToken(ctx, csrfKey, request, reply, session) };
 
     const pending = requestId ? await getAuthorizationRequest(ctx, requestId) : null;
