@@ -14,7 +14,7 @@
 import { and, arrayContains, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable, Tx } from '../platform/database.js';
-import { cancelJob, enqueueJob, type JobHandler } from '../platform/jobs.js';
+import { cancelJob, jobKind, type JobHandler } from '../platform/jobs.js';
 import type { PageRequest } from '../platform/paging.js';
 import { orderedNow, toIso } from '../platform/time.js';
 import { diffChanges, recordActivity } from './activity.js';
@@ -46,6 +46,8 @@ export const DEFAULT_AUTHOR_NAME = 'Atrium Team';
 /** Who publishes a scheduled post when its time comes. */
 export const SCHEDULER_ACTOR: Actor = { actor_id: 'scheduler', actor_type: 'system' };
 export const PUBLISH_POST_JOB = 'publish-post';
+type PublishPostPayload = { post_id: number };
+const publishPostJobKind = jobKind<PublishPostPayload>(PUBLISH_POST_JOB);
 /** `/blog/drafts` is a route of its own, so no post may take that slug. */
 const RESERVED_SLUGS = new Set(['drafts']);
 
@@ -378,7 +380,7 @@ export async function schedulePost(ctx: ContentContext, slug: string, { publish_
       .set({ status: 'scheduled', publishAt: publishAt.toISOString(), updatedAt: sql`now()` })
       .where(eq(blogPosts.id, row.id))
       .returning();
-    await enqueueJob(tx, PUBLISH_POST_JOB, { post_id: row.id }, { key: publishJobKey(row.id), runAt: publishAt, maxAttempts: 10 });
+    await publishPostJobKind.enqueue(tx, { post_id: row.id }, { key: publishJobKey(row.id), runAt: publishAt, maxAttempts: 10 });
     await recordActivity(tx, actor, {
       resource: 'blog',
       resourceId: slug,
@@ -420,10 +422,8 @@ export async function publishDuePost(ctx: ContentContext, postId: number): Promi
 }
 
 /** The durable job behind `schedulePost` (registered in content/jobs.ts). */
-export function publishPostJob(ctx: ContentContext): JobHandler {
-  return async (payload) => {
-    const postId = Number(payload.post_id);
-    if (!Number.isSafeInteger(postId)) throw new Error(`publish-post job without a post_id: ${JSON.stringify(payload)}`);
+export function publishPostJob(ctx: ContentContext): JobHandler<PublishPostPayload> {
+  return async ({ post_id: postId }) => {
     const published = await publishDuePost(ctx, postId);
     ctx.log.info({ post_id: postId, published }, published ? 'scheduled post published' : 'scheduled post already handled');
   };

@@ -22,5 +22,8 @@ export interface ContentContext {
   enclosingWrite?: (change: Change) => void;
 }
 
-/** Job kinds the content service runs, registered by the modules that own them. */
-export type ContentJobHandlers = Record<string, (ctx: ContentContext) => JobHandler>;
+/**
+ * Job kinds the content service runs, registered by the modules that own them. Each handler takes its own
+ * payload type: the module enqueues through the same `jobKind`, so the stored payload has that shape.
+ */
+export type ContentJobHandlers = Record<string, (ctx: ContentContext) => JobHandler<never>>;

@@ -3,7 +3,7 @@
  * the same way (spec section 8).
  */
 import { z } from 'zod';
-import { isoDatePattern } from '../platform/time.js';
+import { isIsoDate, isoDatePattern } from '../platform/time.js';
 
 /**
  * A page size: an integer in 1..max, `fallback` when absent. A JSON number: MCP arguments arrive typed, so
@@ -18,7 +18,8 @@ export function limitField(fallback: number, max: number) {
 export const isoDate = z
   .string()
   .regex(isoDatePattern, 'an ISO 8601 date, e.g. 2026-01-31T12:00:00Z')
-  .refine((value) => !Number.isNaN(Date.parse(value)), 'not a valid date');
+  // Date.parse rolls 2026-02-30 over to March; PostgreSQL refuses it. A day that does not exist is bad input.
+  .refine(isIsoDate, 'not a valid date');
 
 /** `true`/`false` (or `1`/`0`) in a query string. */
 export const queryBoolean = z

@@ -5,7 +5,7 @@
  * never blocks or fails a write. Outcomes are logged.
  */
 import type { Queryable } from '../platform/database.js';
-import { enqueueJob, type JobHandler } from '../platform/jobs.js';
+import { jobKind, type JobHandler } from '../platform/jobs.js';
 import type { ContentContext } from './context.js';
 
 export type RevalidationType = 'blog' | 'changelog' | 'roadmap';
@@ -23,6 +23,10 @@ export interface RevalidationRequest extends RevalidationTarget {
 
 const SEND_TIMEOUT_MS = 5_000;
 
+/** What the site is sent: the content's type and slug, and the pages that show it. */
+type RevalidationPayload = { type: RevalidationType; slug: string | null; paths: string[] };
+export const revalidation = jobKind<RevalidationPayload>('revalidate');
+
 /** The rendered pages that show a piece of content: its list page and its own page. */
 export function pagesOf(target: RevalidationTarget): string[] {
   const list = `/${target.type}`;
@@ -32,11 +36,11 @@ export function pagesOf(target: RevalidationTarget): string[] {
 /** Enqueue in the caller's transaction; call `ctx.jobs.wake()` after commit to send it promptly. */
 export async function requestRevalidation(ctx: ContentContext, db: Queryable, target: RevalidationTarget): Promise<RevalidationRequest> {
   const paths = pagesOf(target);
-  await enqueueJob(db, 'revalidate', { type: target.type, slug: target.slug ?? null, paths }, { maxAttempts: 6 });
+  await revalidation.enqueue(db, { type: target.type, slug: target.slug ?? null, paths }, { maxAttempts: 6 });
   return { ...target, paths, configured: Boolean(ctx.config.revalidate.url) };
 }
 
-export function revalidateJob(ctx: ContentContext): JobHandler {
+export function revalidateJob(ctx: ContentContext): JobHandler<RevalidationPayload> {
   return async (payload, job) => {
     const { url, secret } = ctx.config.revalidate;
     if (!url) {

@@ -14,7 +14,7 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import type { Tx } from '../platform/database.js';
 import { takePage } from '../platform/paging.js';
-import { orderedNow, toIso } from '../platform/time.js';
+import { orderedFloor, orderedNow, toIso } from '../platform/time.js';
 import { diffChanges, recordActivity, type ActivityAction } from './activity.js';
 import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
@@ -375,6 +375,7 @@ export async function createItem(ctx: ContentContext, input: CreateItemInput, ac
             quarter: input.quarter,
             public: input.public ?? true,
             shippedAt: input.status === 'shipped' ? sql`now()` : null,
+            createdAt: orderedFloor(),
             updatedAt: orderedNow(),
           })
           .onConflictDoNothing({ target: roadmapItems.slug })

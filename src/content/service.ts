@@ -56,7 +56,7 @@ export async function createContentService(config: ContentConfig, options: Conte
   const reads = readCaches ? createContentReads(changes) : undefined;
   // The worker's first poll comes after `pollMs`, long after `ctx` below exists; each handler is made from it.
   const handlers = Object.fromEntries(
-    Object.entries(contentJobHandlers).map(([kind, make]): [string, JobHandler] => [kind, (payload, job) => make(ctx)(payload, job)]),
+    Object.entries(contentJobHandlers).map(([kind, make]): [string, JobHandler] => [kind, (payload, job) => make(ctx)(payload as never, job)]),
   );
   const jobs = startJobWorker(database, { handlers, log: app.log, pollMs: options.jobPollMs });
   const ctx: ContentContext = { config, database, db: database.db, apiSecret, log: app.log, changes, reads, jobs };

@@ -11,7 +11,17 @@
 import { sql, type SQL } from 'drizzle-orm';
 
 export function orderedNow(): SQL {
-  return sql`date_trunc('milliseconds', now()) + (nextval('atrium_tick') % 1000) * interval '1 microsecond'`;
+  return sql`${orderedFloor()} + (nextval('atrium_tick') % 1000) * interval '1 microsecond'`;
+}
+
+/**
+ * Where this transaction's `orderedNow()` values start: the millisecond before the current one, so that they
+ * are never later than now() (a row's updated_at, now() at a later write, never precedes a created_at written
+ * with orderedNow()), and a created_at written with this floor never follows an updated_at written with
+ * orderedNow() in the same statement.
+ */
+export function orderedFloor(): SQL {
+  return sql`date_trunc('milliseconds', now()) - interval '1 millisecond'`;
 }
 
 /** PostgreSQL's text form of a timestamptz in UTC (`2026-01-02 03:04:05.123456+00`) as ISO 8601 with µs. */
