@@ -55,7 +55,8 @@ async function serve(config: Config, selected: ServiceName[]): Promise<void> {
     await content.listen();
   }
   if (selected.includes('org')) {
-    const org = await createOrgService(config.org);
+    const beside = selected.includes('content');
+    const org = await createOrgService({ ...config.org, content: config.org.content && { ...config.org.content, beside } });
     services.push(org);
     await org.listen();
   }

@@ -78,8 +78,11 @@ export interface OrgConfig {
   cimdAllowLoopback: boolean;
   /** Client registrations per address and hour; default 20 (src/auth/registration-limit.ts). */
   registrationsPerHour?: number;
-  /** URL and secret of the content service when it runs beside org (for the publish capability). */
-  content?: { url: string; apiSecret?: string };
+  /**
+   * URL and secret of the content service (content connectors); `beside` when it runs in the same process,
+   * so the first start without an organization file wires `publish_blog_post` to it (DESIGN 4.2).
+   */
+  content?: { url: string; apiSecret?: string; beside?: boolean };
   llm: { baseUrl?: string; apiKey?: string; model?: string };
   trustProxy?: string;
   logLevel: string;

@@ -8,7 +8,7 @@ import { ChangeFeed } from '../platform/changes.js';
 import { openDatabase } from '../platform/database.js';
 import { createHttpServer, type HttpServer } from '../platform/http.js';
 import { startJobWorker } from '../platform/jobs.js';
-import { loadOrCreateSecret } from '../platform/secrets.js';
+import { CONTENT_SECRET_NAME, loadOrCreateSecret } from '../platform/secrets.js';
 import type { ContentContext } from './context.js';
 import { ensureContentHousekeepingScheduled } from './housekeeping.js';
 import { contentJobHandlers } from './jobs.js';
@@ -42,7 +42,7 @@ export async function createContentService(config: ContentConfig, options: Conte
   const database = await openDatabase(config.database);
   let apiSecret = config.apiSecret;
   if (!apiSecret) {
-    const stored = await loadOrCreateSecret(config.dataDir, 'content-api-secret');
+    const stored = await loadOrCreateSecret(config.dataDir, CONTENT_SECRET_NAME);
     apiSecret = stored.value;
     app.log.warn({ file: stored.file }, stored.created ? 'generated CONTENT_API_SECRET' : 'using generated CONTENT_API_SECRET');
   }

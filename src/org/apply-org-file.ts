@@ -51,6 +51,7 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
   const count = (bucket: { created: number; updated: number }, created: boolean) => void bucket[created ? 'created' : 'updated']++;
 
   await ensureOrganization(tx, file.organization);
+  await tx.update(organization).set({ decisionTtlSeconds: file.decision_ttl });
 
   for (const person of file.people) {
     let password: string | undefined;

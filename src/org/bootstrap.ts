@@ -6,7 +6,8 @@
  * - creates the owner: `ATRIUM_ADMIN_EMAIL` / `ATRIUM_ADMIN_PASSWORD` when set and that person does not
  *   exist yet; otherwise, when the organization has no owner at all, `admin@example.com` with a generated
  *   password, printed once and kept in the data dir;
- * - on the very first start without a file, creates the space `General` with the owner in it.
+ * - on the very first start without a file, creates the space `General` with the owner in it and, when the
+ *   content service runs beside it, the `publish_blog_post` capability (risk high) wired to it.
  *
  * All of it runs in one transaction under the set-up lock, so processes starting together on one
  * PostgreSQL database do it exactly once.
@@ -17,6 +18,7 @@ import type { OrgConfig } from '../config.js';
 import type { Db, Tx } from '../platform/database.js';
 import { loadOrCreateSecret } from '../platform/secrets.js';
 import { ensureAssistant } from './agents.js';
+import { ensureDefaultPublishCapability } from './capabilities.js';
 import { applyOrgFileIn, ensureOrganization, lockOrgSetup, type ApplyReport } from './apply-org-file.js';
 import { readOrgFile } from './org-file.js';
 import { findPersonByEmail, upsertPerson } from './people.js';
@@ -48,6 +50,7 @@ export async function bootstrapOrganization(
       const { space } = await upsertSpace(tx, { key: 'general', name: 'General' });
       await addSpaceMember(tx, space.id, owner.person.id);
     }
+    if (firstStart && !file && config.content?.beside) await ensureDefaultPublishCapability(tx);
     return { report, owner };
   });
 

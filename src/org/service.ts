@@ -10,6 +10,7 @@ import { startJobWorker, type JobWorker } from '../platform/jobs.js';
 import { registerAuthRoutes } from '../auth/routes.js';
 import { bootstrapOrganization } from './bootstrap.js';
 import type { OrgContext } from './context.js';
+import { decisionJobHandlers } from './decisions.js';
 import { ensureHousekeepingScheduled, HOUSEKEEPING_JOB, housekeepingJob } from './housekeeping.js';
 import { registerOrgMcp } from './mcp/server.js';
 import type { OrgToolDefinition } from './mcp/tools.js';
@@ -57,6 +58,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
     handlers: {
       [HOUSEKEEPING_JOB]: housekeepingJob(ctx),
       ...operationJobHandlers(ctx, options.operationRunners ?? operationRunners),
+      ...decisionJobHandlers(ctx),
     },
     log: app.log,
     leaseSeconds: options.jobLeaseSeconds,

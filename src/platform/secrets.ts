@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
+/** Where the content service keeps the CONTENT_API_SECRET it generated; the org's content connector reads it. */
+export const CONTENT_SECRET_NAME = 'content-api-secret';
+
 export interface StoredSecret {
   value: string;
   file: string;
@@ -28,6 +31,19 @@ export async function loadOrCreateSecret(dataDir: string, name: string, generate
   } catch (error) {
     // Another process created it first: use theirs.
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return loadOrCreateSecret(dataDir, name, generate);
+    throw error;
+  }
+}
+
+/**
+ * A secret another service generated (`loadOrCreateSecret`), read without creating it: undefined until
+ * that service has started once with this data dir.
+ */
+export async function readStoredSecret(dataDir: string, name: string): Promise<string | undefined> {
+  try {
+    return (await readFile(path.join(dataDir, 'secrets', name), 'utf8')).trim() || undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
 }

@@ -17,7 +17,7 @@ function inputs(overrides: {
   spent?: number;
   enabled?: boolean;
   agentStatus?: 'active' | 'disabled';
-  rules?: GateRule[];
+  rules?: readonly GateRule[];
   now?: string;
   input?: unknown;
 } = {}): GateInputs {
@@ -33,7 +33,7 @@ function inputs(overrides: {
       spent: overrides.spent ?? 0,
     },
     input: overrides.input ?? { text: 'hello', amount: 150, channel: 'ops' },
-    rules: overrides.rules ?? [],
+    rules: [...(overrides.rules ?? [])],
   };
 }
 

@@ -17,7 +17,9 @@ import { allowedHostnames } from '../../platform/mcp/host-guard.js';
 import { buildMcpToolRegistry } from '../../platform/mcp/tools.js';
 import type { OrgContext } from '../context.js';
 import { authenticateBearer, BearerRefusal } from './bearer.js';
+import { capabilityTools } from './capability-tools.js';
 import { contextTools } from './context-tools.js';
+import { decisionTools } from './decision-tools.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
 import { operationTools } from './operation-tools.js';
 import { toOrgTool, type OrgMcpCall, type OrgPrincipal, type OrgTool, type OrgToolDefinition, type OrgToolRegistry } from './tools.js';
@@ -32,7 +34,7 @@ export const ORG_MCP_SESSION_SCOPE = 'org';
 const MAX_BATCH_LENGTH = 25;
 
 /** Every org tool, each carrying its scope. */
-export const orgTools: readonly OrgToolDefinition[] = [...contextTools, ...operationTools];
+export const orgTools: readonly OrgToolDefinition[] = [...contextTools, ...operationTools, ...capabilityTools, ...decisionTools];
 
 export interface OrgMcpOptions {
   tools?: readonly OrgToolDefinition[];
