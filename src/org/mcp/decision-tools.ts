@@ -10,8 +10,9 @@ import { orgErrors } from '../errors.js';
 import type { OrgToolCall } from './tools.js';
 import { defineOrgTool } from './tools.js';
 
-async function resolverOf({ ctx, principal }: OrgToolCall): Promise<Resolver> {
-  const person = await getPerson(ctx.db, principal.personId);
+async function resolverOf({ db, principal }: OrgToolCall): Promise<Resolver> {
+  // call.db: inside resolve_decision it is the idempotency key's transaction (PGlite has one connection).
+  const person = await getPerson(db, principal.personId);
   if (!person) throw orgErrors.notFound('person');
   return { person, clientId: principal.clientId };
 }
