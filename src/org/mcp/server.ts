@@ -22,6 +22,7 @@ import { contextTools } from './context-tools.js';
 import { decisionTools } from './decision-tools.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
 import { operationTools } from './operation-tools.js';
+import { taskTools } from './task-tools.js';
 import { toOrgTool, type OrgMcpCall, type OrgPrincipal, type OrgTool, type OrgToolDefinition, type OrgToolRegistry } from './tools.js';
 
 /** Spec 9 and DESIGN 4.3. */
@@ -34,7 +35,7 @@ export const ORG_MCP_SESSION_SCOPE = 'org';
 const MAX_BATCH_LENGTH = 25;
 
 /** Every org tool, each carrying its scope. */
-export const orgTools: readonly OrgToolDefinition[] = [...contextTools, ...operationTools, ...capabilityTools, ...decisionTools];
+export const orgTools: readonly OrgToolDefinition[] = [...contextTools, ...operationTools, ...taskTools, ...capabilityTools, ...decisionTools];
 
 export interface OrgMcpOptions {
   tools?: readonly OrgToolDefinition[];
