@@ -4,17 +4,24 @@
  * admin) — with the capability, agent, risk, reasons and the exact input, and Approve / Deny with an
  * optional note and "remember". A person may approve here what their own client asked for.
  *
- * Open task questions (DESIGN 4.6: "open task questions with Answer") join this page with the tasks domain.
+ * Below them, the open questions agents asked on tasks in the person's spaces, each with an answer field
+ * and Answer (POST /inbox/answer), answered exactly as `answer_task` does.
  */
 import type { FastifyInstance } from 'fastify';
 import { decisionsFor, resolveDecision } from '../decisions.js';
+import { listSpaceIdsOfPerson } from '../spaces.js';
+import { answerTask, answerTaskInput, listTasks, listTasksInput } from '../tasks.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { formatTime, html } from './html.js';
 import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
 
-const DONE: Record<string, string> = { approved: 'Approved: the action runs now.', denied: 'Denied: the action will not run.' };
+const DONE: Record<string, string> = {
+  approved: 'Approved: the action runs now.',
+  denied: 'Denied: the action will not run.',
+  answered: 'Answered: the agent receives your answer.',
+};
 
 export function registerInboxPage(app: FastifyInstance, web: WebContext): void {
   const { ctx, csrfKey } = web;
@@ -25,6 +32,9 @@ export function registerInboxPage(app: FastifyInstance, web: WebContext): void {
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
     const pending = await decisionsFor(ctx.db, { person: session.person, clientId: null }, { status: 'pending' });
     const done = DONE[(request.query as Record<string, string>).done ?? ''];
+    const spaceIds = await listSpaceIdsOfPerson(ctx.db, session.person.id);
+    const waiting = spaceIds.length ? (await listTasks(ctx.db, listTasksInput.parse({ status: 'waiting', limit: 50 }), { spaceIds })).tasks : [];
+    const questions = waiting.flatMap((task) => task.questions.filter((question) => question.answer === undefined).map((question) => ({ task, question })));
 
     const body = html`<h1>Inbox</h1>
 ${done ? html`<p role="status">${done}</p>` : ''}
@@ -57,7 +67,24 @@ ${pending.length
 </form>
 </section>`,
     )
-  : html`<p>Nothing is waiting for you.</p>`}`;
+  : html`<p>Nothing is waiting for you.</p>`}
+<h2>Questions from agents</h2>
+${questions.length
+  ? questions.map(
+      ({ task, question }) => html`<section aria-label="Question on ${task.title}">
+<h3>${task.title}</h3>
+<p>${question.text}</p>
+<form method="post" action="/inbox/answer">
+<input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="task_id" value="${task.id}">
+<input type="hidden" name="question_id" value="${question.id}">
+<label for="answer-${question.id}">Your answer</label>
+<textarea id="answer-${question.id}" name="answer" rows="3" maxlength="10000" required></textarea>
+<button type="submit">Answer</button>
+</form>
+</section>`,
+    )
+  : html`<p>No open questions.</p>`}`;
     return sendPersonalPage(web, reply, session, csrf, 'Inbox', body);
   });
 
@@ -78,6 +105,21 @@ ${pending.length
       resolveDecision(ctx, tx, { decisionId, outcome, note, remember }, { person: session.person, clientId: null }),
     );
     return reply.redirect(`/inbox?done=${outcome === 'approve' ? 'approved' : 'denied'}`, 303);
+  });
+
+  app.post('/inbox/answer', async (request, reply) => {
+    const session = await currentSession(ctx, request);
+    if (!session) return reply.redirect(signInUrl('/inbox'), 303);
+    if (!checkCsrfToken(csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    const parsed = answerTaskInput.safeParse({
+      task_id: formField(request.body, 'task_id'),
+      question_id: formField(request.body, 'question_id'),
+      answer: formField(request.body, 'answer'),
+    });
+    if (!parsed.success) return reply.redirect('/inbox', 303);
+    const spaceIds = await listSpaceIdsOfPerson(ctx.db, session.person.id);
+    await answerTask(ctx, ctx.db, parsed.data, { personId: session.person.id, clientId: null, spaceIds });
+    return reply.redirect('/inbox?done=answered', 303);
   });
 }
 
