@@ -52,9 +52,10 @@ const ruleCondition = z
   .refine((when) => !(when.weekdays || when.hours) || when.timezone, { message: 'weekdays and hours need a timezone', path: ['timezone'] });
 
 /** DESIGN 4.4: `decision_ttl` such as `90s`, `15m`, `12h`, `7d`. */
+const durationMessage = 'must be a duration such as 90s, 15m, 12h or 7d';
 const duration = z
-  .string()
-  .regex(/^[1-9]\d{0,6}[smhd]$/, 'must be a duration such as 90s, 15m, 12h or 7d')
+  .string({ error: durationMessage })
+  .regex(/^[1-9]\d{0,6}[smhd]$/, durationMessage)
   .transform((text) => Number(text.slice(0, -1)) * { s: 1, m: 60, h: 3600, d: 86_400 }[text.slice(-1) as 's' | 'm' | 'h' | 'd'])
   .refine((seconds) => seconds <= 366 * 86_400, 'must be at most a year');
 
