@@ -13,18 +13,18 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectOrgClient, type OrgClient } from './org-client.js';
+import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
 import { openBrowser, signInAs } from './sdk-oauth.js';
 import { Browserless } from './web-client.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
 const HOOK_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
-const ALL_SCOPES = ['integrations:read', 'integrations:act', 'governance:admin'];
+const ACTING_SCOPES = ['integrations:read', 'integrations:act', 'governance:admin'];
 
 /** Polls the operation until it leaves queued/running (the runner works on the job queue). */
-async function settle(client: OrgClient, operationId: string): Promise<any> {
+async function settle(client: OrgMcp, operationId: string): Promise<any> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
-    const operation = await client.call('get_operation', { operation_id: operationId });
+    const operation = await client.callOk('get_operation', { operation_id: operationId });
     if (!['queued', 'running'].includes(operation.status)) return operation;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -34,8 +34,8 @@ async function settle(client: OrgClient, operationId: string): Promise<any> {
 describe.each(engines)('capabilities through the gate on %s', (engine) => {
   let org: TestOrg;
   let receiver: WebhookReceiver;
-  let actor: OrgClient;
-  let governor: OrgClient;
+  let actor: OrgMcp;
+  let governor: OrgMcp;
   let spaceId: string;
   const capability: Record<string, string> = {};
 
@@ -69,11 +69,11 @@ rules:
 `,
     );
     org = await startOrg(engine, { config: { orgFile } });
-    actor = await connectOrgClient(org, { scopes: ALL_SCOPES, clientName: 'Acting client' });
-    governor = await connectOrgClient(org, { scopes: ['governance:admin', 'integrations:read'], clientName: 'Governing client' });
-    const context = await actor.call('service_context');
+    actor = await connectOrgMcp(org, { scopes: ACTING_SCOPES, clientName: 'Acting client' });
+    governor = await connectOrgMcp(org, { scopes: ['governance:admin', 'integrations:read'], clientName: 'Governing client' });
+    const context = await actor.callOk('service_context');
     spaceId = context.spaces[0].id;
-    for (const item of (await actor.call('list_capabilities')).capabilities) capability[item.key] = item.id;
+    for (const item of (await actor.callOk('list_capabilities')).capabilities) capability[item.key] = item.id;
   });
   afterAll(async () => {
     await actor?.close();
@@ -86,7 +86,7 @@ rules:
   });
 
   const execute = (input: Record<string, unknown>, key = 'wire_money', extra: Record<string, unknown> = {}) =>
-    actor.call('execute_capability', { capability_id: capability[key], input, space_id: spaceId, ...extra });
+    actor.callOk('execute_capability', { capability_id: capability[key], input, space_id: spaceId, ...extra });
 
   function expectOneSignedCall(path: string, operationId: string, input: unknown) {
     expect(receiver.calls).toHaveLength(1);
@@ -99,10 +99,10 @@ rules:
   }
 
   it('lists capabilities with risk, cost and input schema, and finds them by query', async () => {
-    const all = (await actor.call('list_capabilities')).capabilities;
+    const all = (await actor.callOk('list_capabilities')).capabilities;
     expect(all.map((item: any) => item.key)).toEqual(['notify_team', 'retired', 'wire_money']);
     expect(all[0]).toMatchObject({ risk: 'low', cost: 0, enabled: true, connector: { kind: 'webhook' }, input_schema: { required: ['text'] } });
-    expect((await actor.call('list_capabilities', { query: 'WIRE money' })).capabilities.map((item: any) => item.key)).toEqual(['wire_money']);
+    expect((await actor.callOk('list_capabilities', { query: 'WIRE money' })).capabilities.map((item: any) => item.key)).toEqual(['wire_money']);
   });
 
   it.each([
@@ -110,19 +110,19 @@ rules:
     ['wire_money', 'require_approval'],
     ['retired', 'deny'],
   ])('describes %s with the verdict were the caller to run it now: %s', async (key, verdict) => {
-    const described = await actor.call('describe_capability', { capability_id: capability[key] });
+    const described = await actor.callOk('describe_capability', { capability_id: capability[key] });
     expect(described).toMatchObject({ key, verdict: { verdict } });
   });
 
   it('refuses input that does not match the schema, naming the field, and starts nothing', async () => {
     const before = await org.service.database.rows(sql`SELECT count(*)::int AS n FROM operations`);
-    const error = await actor.refused('execute_capability', { capability_id: capability.notify_team, input: { text: 5, extra: 1 }, space_id: spaceId });
+    const error = await actor.callError('execute_capability', { capability_id: capability.notify_team, input: { text: 5, extra: 1 }, space_id: spaceId });
     expect(error.code).toBe('invalid_request');
     expect(error.details.fields).toEqual(
       expect.arrayContaining([{ field: 'input.text', message: 'must be string' }, { field: 'input.extra', message: 'is not allowed' }]),
     );
     expect(await org.service.database.rows(sql`SELECT count(*)::int AS n FROM operations`)).toEqual(before);
-    expect((await actor.refused('execute_capability', { capability_id: 'cap_nope', input: {}, space_id: spaceId })).code).toBe('not_found');
+    expect((await actor.callError('execute_capability', { capability_id: 'cap_nope', input: {}, space_id: spaceId })).code).toBe('not_found');
   });
 
   it('a dry run answers the verdict only and does nothing', async () => {
@@ -186,31 +186,31 @@ rules:
     const done = await settle(actor, paused.operation_id);
     expect(done).toMatchObject({ status: 'succeeded', decision_id: paused.decision_id });
     expectOneSignedCall('/wire', paused.operation_id, { amount: 250 });
-    const resolved = (await governor.call('list_decisions', { status: 'approved' })).decisions.find((item: any) => item.id === paused.decision_id);
+    const resolved = (await governor.callOk('list_decisions', { status: 'approved' })).decisions.find((item: any) => item.id === paused.decision_id);
     expect(resolved).toMatchObject({ status: 'approved', note: 'fine this once', resolved_by: { name: 'Owner' }, action: { capability_key: 'wire_money', input: { amount: 250 } } });
   });
 
   it('deny fails the operation with denied and sends nothing', async () => {
     const paused = await execute({ amount: 300 }, 'wire_money', { wait_seconds: 10 });
-    const listed = (await governor.call('list_decisions')).decisions;
+    const listed = (await governor.callOk('list_decisions')).decisions;
     expect(listed.map((item: any) => item.id)).toEqual([paused.decision_id]);
     expect(listed[0]).toMatchObject({ status: 'pending', risk: 'high', agent: { name: 'Acting client' }, operation_id: paused.operation_id });
-    const answer = await governor.call('resolve_decision', { decision_id: paused.decision_id, outcome: 'deny', note: 'no' });
+    const answer = await governor.callOk('resolve_decision', { decision_id: paused.decision_id, outcome: 'deny', note: 'no' });
     expect(answer.decision).toMatchObject({ id: paused.decision_id, status: 'denied', note: 'no' });
     expect(answer.operation).toMatchObject({ status: 'failed', error: { code: 'denied' } });
     expect(await settle(actor, paused.operation_id)).toMatchObject({ status: 'failed', error: { code: 'denied' } });
     expect(receiver.calls).toHaveLength(0);
-    const again = await governor.refused('resolve_decision', { decision_id: paused.decision_id, outcome: 'approve' });
+    const again = await governor.callError('resolve_decision', { decision_id: paused.decision_id, outcome: 'approve' });
     expect(again).toMatchObject({ code: 'invalid_state', message: 'the decision is already denied, so it cannot be resolved again' });
   });
 
   it('the client whose action it is cannot resolve it, whatever its scopes', async () => {
     const paused = await execute({ amount: 400 }, 'wire_money', { wait_seconds: 10 });
-    expect((await actor.call('list_decisions')).decisions).toEqual([]);
-    const refused = await actor.refused('resolve_decision', { decision_id: paused.decision_id, outcome: 'approve' });
+    expect((await actor.callOk('list_decisions')).decisions).toEqual([]);
+    const refused = await actor.callError('resolve_decision', { decision_id: paused.decision_id, outcome: 'approve' });
     expect(refused.code).toBe('forbidden');
     expect(await settle(actor, paused.operation_id)).toMatchObject({ status: 'paused' });
-    await governor.call('resolve_decision', { decision_id: paused.decision_id, outcome: 'deny' });
+    await governor.callOk('resolve_decision', { decision_id: paused.decision_id, outcome: 'deny' });
     expect(receiver.calls).toHaveLength(0);
   });
 
@@ -236,12 +236,12 @@ rules:
       let operation = paused;
       for (let attempt = 0; attempt < 100 && operation.status === 'paused'; attempt += 1) {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        operation = await actor.call('get_operation', { operation_id: paused.operation_id });
+        operation = await actor.callOk('get_operation', { operation_id: paused.operation_id });
       }
       expect(operation).toMatchObject({ status: 'failed', error: { code: 'expired' } });
-      const [expired] = (await governor.call('list_decisions', { status: 'expired' })).decisions;
+      const [expired] = (await governor.callOk('list_decisions', { status: 'expired' })).decisions;
       expect(expired).toMatchObject({ id: paused.decision_id, status: 'expired' });
-      expect((await governor.refused('resolve_decision', { decision_id: paused.decision_id, outcome: 'approve' })).code).toBe('invalid_state');
+      expect((await governor.callError('resolve_decision', { decision_id: paused.decision_id, outcome: 'approve' })).code).toBe('invalid_state');
       expect(receiver.calls).toHaveLength(0);
     } finally {
       await org.service.database.db.execute(sql`UPDATE organization SET decision_ttl_seconds = 604800`);
@@ -251,7 +251,7 @@ rules:
   it('approve and remember lets the next identical call run without a pause, until the person revokes the rule', async () => {
     const first = await execute({ amount: 700 }, 'wire_money', { wait_seconds: 10 });
     const until = new Date(Date.now() + 86_400_000).toISOString();
-    await governor.call('resolve_decision', { decision_id: first.decision_id, outcome: 'approve', remember: { until, same_input: true } });
+    await governor.callOk('resolve_decision', { decision_id: first.decision_id, outcome: 'approve', remember: { until, same_input: true } });
     expect(await settle(actor, first.operation_id)).toMatchObject({ status: 'succeeded' });
 
     const second = await execute({ amount: 700 }, 'wire_money', { wait_seconds: 10 });
@@ -259,7 +259,7 @@ rules:
     // Remembered for that input only: another amount still pauses.
     const other = await execute({ amount: 701 }, 'wire_money', { wait_seconds: 10 });
     expect(other.status).toBe('paused');
-    await governor.call('resolve_decision', { decision_id: other.decision_id, outcome: 'deny' });
+    await governor.callOk('resolve_decision', { decision_id: other.decision_id, outcome: 'deny' });
 
     const browser = new Browserless(org.url);
     await browser.signIn(OWNER.email, OWNER.password);
@@ -273,7 +273,7 @@ rules:
 
     const third = await execute({ amount: 700 }, 'wire_money', { wait_seconds: 10 });
     expect(third.status).toBe('paused');
-    await governor.call('resolve_decision', { decision_id: third.decision_id, outcome: 'deny' });
+    await governor.callOk('resolve_decision', { decision_id: third.decision_id, outcome: 'deny' });
     expect(receiver.calls.map((call) => call.path)).toEqual(['/wire', '/wire']);
   });
 
@@ -284,7 +284,7 @@ rules:
     const answer = await browser.post('/inbox/resolve', { csrf: 'forged', decision_id: paused.decision_id, outcome: 'approve' });
     expect(answer.status).toBe(403);
     expect(await settle(actor, paused.operation_id)).toMatchObject({ status: 'paused' });
-    await governor.call('resolve_decision', { decision_id: paused.decision_id, outcome: 'deny' });
+    await governor.callOk('resolve_decision', { decision_id: paused.decision_id, outcome: 'deny' });
     expect(receiver.calls).toHaveLength(0);
   });
 });

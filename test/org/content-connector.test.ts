@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContent, type TestContent } from '../helpers/content.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectOrgClient, type OrgClient } from './org-client.js';
+import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
 import { Browserless } from './web-client.js';
 
 const POST = {
@@ -23,14 +23,14 @@ const POST = {
 describe.each(engines)('the content connector on %s', (engine) => {
   let content: TestContent;
   let org: TestOrg;
-  let client: OrgClient;
+  let client: OrgMcp;
   let secret: string;
 
   beforeAll(async () => {
     content = await startContent(engine, { config: { apiSecret: undefined } });
     secret = (await readFile(path.join(content.config.dataDir, 'secrets', 'content-api-secret'), 'utf8')).trim();
     org = await startOrg(engine, { config: { dataDir: content.config.dataDir, content: { url: content.url, beside: true } } });
-    client = await connectOrgClient(org, { scopes: ['integrations:read', 'integrations:act'] });
+    client = await connectOrgMcp(org, { scopes: ['integrations:read', 'integrations:act'] });
   });
   afterAll(async () => {
     await client?.close();
@@ -50,15 +50,15 @@ describe.each(engines)('the content connector on %s', (engine) => {
     expect(created.status).toBe(201);
     const { slug } = await created.json();
 
-    const [capability] = (await client.call('list_capabilities', { query: 'publish' })).capabilities;
+    const [capability] = (await client.callOk('list_capabilities', { query: 'publish' })).capabilities;
     expect(capability).toMatchObject({
       key: 'publish_blog_post',
       risk: 'high',
       connector: { kind: 'content' },
       input_schema: { type: 'object', required: ['slug'], properties: { slug: { type: 'string' } } },
     });
-    const { spaces } = await client.call('service_context');
-    const paused = await client.call('execute_capability', { capability_id: capability.id, input: { slug }, space_id: spaces[0].id, wait_seconds: 10 });
+    const { spaces } = await client.callOk('service_context');
+    const paused = await client.callOk('execute_capability', { capability_id: capability.id, input: { slug }, space_id: spaces[0].id, wait_seconds: 10 });
     expect(paused.status).toBe('paused');
     expect((await fetch(`${content.url}/blog/${slug}`)).status).toBe(404);
 
@@ -77,7 +77,7 @@ describe.each(engines)('the content connector on %s', (engine) => {
     let operation = paused;
     for (let attempt = 0; attempt < 200 && ['paused', 'running', 'queued'].includes(operation.status); attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      operation = await client.call('get_operation', { operation_id: paused.operation_id });
+      operation = await client.callOk('get_operation', { operation_id: paused.operation_id });
     }
     expect(operation).toMatchObject({ status: 'succeeded', result: { slug, status: 'published' } });
     const published = await fetch(`${content.url}/blog/${slug}`);

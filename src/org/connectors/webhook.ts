@@ -21,7 +21,11 @@ export async function runWebhook(connector: { url: string; secret_env?: string }
   if (connector.secret_env) {
     const secret = process.env[connector.secret_env];
     if (!secret) return { status: 'failed', error: failure('connector_failed', `${connector.secret_env} is not set, so the webhook cannot be signed`) };
-    signature = signWebhook(secret, call.operationId, body);
+    try {
+      signature = signWebhook(secret, call.operationId, body);
+    } catch {
+      return { status: 'failed', error: failure('connector_failed', `${connector.secret_env} is not a valid whsec_ secret`) };
+    }
   }
   let response: Response;
   try {

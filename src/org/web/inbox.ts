@@ -10,7 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import { decisionsFor, resolveDecision } from '../decisions.js';
 import { listSpaceIdsOfPerson } from '../spaces.js';
-import { answerTask, answerTaskInput, listTasks, listTasksInput } from '../tasks.js';
+import { answerTask, answerTaskInput, listOpenTaskQuestions } from '../tasks.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { formatTime, html } from './html.js';
 import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
@@ -33,8 +33,7 @@ export function registerInboxPage(app: FastifyInstance, web: WebContext): void {
     const pending = await decisionsFor(ctx.db, { person: session.person, clientId: null }, { status: 'pending' });
     const done = DONE[(request.query as Record<string, string>).done ?? ''];
     const spaceIds = await listSpaceIdsOfPerson(ctx.db, session.person.id);
-    const waiting = spaceIds.length ? (await listTasks(ctx.db, listTasksInput.parse({ status: 'waiting', limit: 50 }), { spaceIds })).tasks : [];
-    const questions = waiting.flatMap((task) => task.questions.filter((question) => question.answer === undefined).map((question) => ({ task, question })));
+    const questions = await listOpenTaskQuestions(ctx.db, spaceIds);
 
     const body = html`<h1>Inbox</h1>
 ${done ? html`<p role="status">${done}</p>` : ''}
@@ -71,12 +70,12 @@ ${pending.length
 <h2>Questions from agents</h2>
 ${questions.length
   ? questions.map(
-      ({ task, question }) => html`<section aria-label="Question on ${task.title}">
-<h3>${task.title}</h3>
+      ({ task_id, task_title, question }) => html`<section aria-label="Question on ${task_title}">
+<h3>${task_title}</h3>
 <p>${question.text}</p>
 <form method="post" action="/inbox/answer">
 <input type="hidden" name="csrf" value="${csrf}">
-<input type="hidden" name="task_id" value="${task.id}">
+<input type="hidden" name="task_id" value="${task_id}">
 <input type="hidden" name="question_id" value="${question.id}">
 <label for="answer-${question.id}">Your answer</label>
 <textarea id="answer-${question.id}" name="answer" rows="3" maxlength="10000" required></textarea>
