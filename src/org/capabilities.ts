@@ -251,7 +251,8 @@ export async function runCapability(ctx: OrgContext, operation: OperationRow): P
   const verdict = await evaluateGate(ctx.db, { capability, agent, input, spaceId: operation.spaceId, operationId: operation.id });
   if (verdict.verdict === 'deny') return { status: 'failed', error: failure('denied_by_rule', verdict.reasons.join('; ')) };
   if (verdict.verdict === 'require_approval') {
-    const decisionId = await openDecision(ctx, ctx.db, { operation, capability, agent, input, verdict });
+    // The decision and its expiry job together, or neither.
+    const decisionId = await ctx.db.transaction((tx) => openDecision(ctx, tx, { operation, capability, agent, input, verdict }));
     return { status: 'paused', decisionId };
   }
   return runApproved(ctx, capability, agent, operation, input);

@@ -58,6 +58,11 @@ capabilities:
     risk: high
     connector: { kind: webhook, url: ${receiver.url}/wire, secret_env: GATE_HOOK_SECRET }
     input_schema: { type: object, required: [amount], properties: { amount: { type: number } } }
+  - key: paid_notify
+    name: Paid notice
+    risk: low
+    cost: 5
+    connector: { kind: webhook, url: ${receiver.url}/paid, secret_env: GATE_HOOK_SECRET }
   - key: retired
     name: Retired hook
     risk: low
@@ -100,7 +105,7 @@ rules:
 
   it('lists capabilities with risk, cost and input schema, and finds them by query', async () => {
     const all = (await actor.callOk('list_capabilities')).capabilities;
-    expect(all.map((item: any) => item.key)).toEqual(['notify_team', 'retired', 'wire_money']);
+    expect(all.map((item: any) => item.key)).toEqual(['notify_team', 'paid_notify', 'retired', 'wire_money']);
     expect(all[0]).toMatchObject({ risk: 'low', cost: 0, enabled: true, connector: { kind: 'webhook' }, input_schema: { required: ['text'] } });
     expect((await actor.callOk('list_capabilities', { query: 'WIRE money' })).capabilities.map((item: any) => item.key)).toEqual(['wire_money']);
   });
@@ -275,6 +280,25 @@ rules:
     expect(third.status).toBe('paused');
     await governor.callOk('resolve_decision', { decision_id: third.decision_id, outcome: 'deny' });
     expect(receiver.calls.map((call) => call.path)).toEqual(['/wire', '/wire']);
+  });
+
+  it('a cost over the agent\'s remaining monthly budget pauses for approval, and the approved run is charged', async () => {
+    const agentId = (await execute({ text: 'x' }, 'notify_team', { wait_seconds: 10 })).agent_id;
+    await org.service.database.db.execute(sql`UPDATE agents SET budget = 8 WHERE id = ${agentId}`);
+    try {
+      const first = await execute({}, 'paid_notify', { wait_seconds: 10 });
+      expect(first.status).toBe('succeeded');
+      const second = await execute({}, 'paid_notify', { wait_seconds: 10 });
+      expect(second.status).toBe('paused');
+      const [decision] = (await governor.callOk('list_decisions')).decisions;
+      expect(decision.reasons).toEqual(["the cost 5 is over the agent's remaining budget of 3 units this month"]);
+      await governor.callOk('resolve_decision', { decision_id: second.decision_id, outcome: 'approve' });
+      expect(await settle(actor, second.operation_id)).toMatchObject({ status: 'succeeded' });
+      const usage = await org.service.database.rows<{ units: number }>(sql`SELECT units FROM agent_usage WHERE agent_id = ${agentId}`);
+      expect(usage).toEqual([{ units: 10 }]);
+    } finally {
+      await org.service.database.db.execute(sql`UPDATE agents SET budget = NULL WHERE id = ${agentId}`);
+    }
   });
 
   it('the inbox and rules pages refuse a form without its CSRF token and change nothing', async () => {
