@@ -19,6 +19,7 @@ import { Browserless } from './web-client.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
 const HOOK_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
+const MEMBER = { email: 'mia@example.com', password: 'mia-password-123' };
 const ACTING_SCOPES = ['integrations:read', 'integrations:act', 'governance:admin'];
 
 /** Polls the operation until it leaves queued/running (the runner works on the job queue). */
@@ -42,11 +43,13 @@ describe.each(engines)('capabilities through the gate on %s', (engine) => {
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
     process.env.GATE_HOOK_SECRET = HOOK_SECRET;
+    process.env.GATE_MEMBER_PASSWORD = MEMBER.password;
     const orgFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'atrium-gate-')), 'org.yaml');
     await writeFile(
       orgFile,
       `organization: { name: Gate Co, client_autonomy: 2 }
-spaces: [{ key: general, name: General, members: [${OWNER.email}] }]
+people: [{ email: ${MEMBER.email}, name: Mia, role: member, password_env: GATE_MEMBER_PASSWORD }]
+spaces: [{ key: general, name: General, members: [${OWNER.email}, ${MEMBER.email}] }]
 capabilities:
   - key: notify_team
     name: Notify the team
@@ -214,6 +217,25 @@ rules:
     expect((await actor.callOk('list_decisions')).decisions).toEqual([]);
     const refused = await actor.callError('resolve_decision', { decision_id: paused.decision_id, outcome: 'approve' });
     expect(refused.code).toBe('forbidden');
+    expect(await settle(actor, paused.operation_id)).toMatchObject({ status: 'paused' });
+    await governor.callOk('resolve_decision', { decision_id: paused.decision_id, outcome: 'deny' });
+    expect(receiver.calls).toHaveLength(0);
+  });
+
+  it('routes a decision to the responsible person and owners/admins only: another member neither sees nor resolves it', async () => {
+    const paused = await execute({ amount: 450 }, 'wire_money', { wait_seconds: 10 });
+    const member = await connectOrgMcp(org, { scopes: ['governance:admin'], email: MEMBER.email, password: MEMBER.password });
+    try {
+      expect((await member.callOk('list_decisions', { status: 'all' })).decisions).toEqual([]);
+      expect((await member.callError('resolve_decision', { decision_id: paused.decision_id, outcome: 'approve' })).code).toBe('not_found');
+      const browser = new Browserless(org.url);
+      await browser.signIn(MEMBER.email, MEMBER.password);
+      const inbox = await browser.get('/inbox');
+      expect(inbox.text).toContain('Nothing is waiting for you.');
+      expect(inbox.text).not.toContain(paused.decision_id);
+    } finally {
+      await member.close();
+    }
     expect(await settle(actor, paused.operation_id)).toMatchObject({ status: 'paused' });
     await governor.callOk('resolve_decision', { decision_id: paused.decision_id, outcome: 'deny' });
     expect(receiver.calls).toHaveLength(0);
