@@ -22,9 +22,10 @@ import { actionHash, findDecision, openDecision } from './decisions.js';
 import { orgErrors } from './errors.js';
 import { decide, recheckHardDenies, RISKS, VERDICTS, type GateInputs, type GateVerdict } from './gate/index.js';
 import { newId } from './ids.js';
+import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../platform/upsert.js';
+import { agents, capabilities, gateVerdicts } from './schema.js';
 import { checkCapabilityInput } from './input-schema.js';
 import { loadGateRules } from './rules.js';
-import { agents, capabilities, gateVerdicts } from './schema.js';
 import { agentUsage, chargeAgent } from './usage.js';
 
 export interface CapabilityInput {
@@ -38,13 +39,14 @@ export interface CapabilityInput {
   enabled: boolean;
 }
 
-export async function upsertCapability(db: Queryable, input: CapabilityInput): Promise<{ created: boolean }> {
+export async function upsertCapability(db: Queryable, input: CapabilityInput): Promise<{ outcome: UpsertOutcome }> {
+  const compared = (Object.keys(input) as Array<keyof CapabilityInput>).map((key) => capabilities[key]);
   const [row] = await db
     .insert(capabilities)
     .values({ id: newId('cap'), ...input })
-    .onConflictDoUpdate({ target: capabilities.key, set: { ...input, updatedAt: sql`now()` } })
+    .onConflictDoUpdate({ target: capabilities.key, set: { ...input, updatedAt: sql`now()` }, setWhere: differsFromExcluded(capabilities, compared) })
     .returning({ created: sql<boolean>`(xmax = 0)` });
-  return { created: row.created };
+  return { outcome: upsertOutcome(row) };
 }
 
 /** DESIGN 4.2: with no file, the first start wires publish_blog_post (risk high) to the content service beside it. */

@@ -1,5 +1,5 @@
 /**
- * The people's web pages (DESIGN 4.6): sign-in, consent, the inbox, learned rules and connected apps. Server-rendered HTML that
+ * The people's web pages (DESIGN 4.6): home, sign-in, consent, the inbox, learned rules, connected apps and the MCP tools reference. Server-rendered HTML that
  * works without JavaScript. Everything registered here shares one encapsulated scope carrying the cookie
  * and form parsers and the page security headers: framing is forbidden (`X-Frame-Options: DENY`, CSP
  * `frame-ancestors 'none'`), nothing but our one inline stylesheet may load, and no page is cached.
@@ -18,9 +18,13 @@ import { registerRulesPage } from './rules.js';
 import { html, STYLE_HASH } from './html.js';
 import { sendPage, type WebContext } from './respond.js';
 import { registerSignInPages } from './signin.js';
+import { registerHomePage } from './home.js';
+import { registerToolsPage } from './tools-page.js';
+import type { OrgToolDefinition } from '../mcp/tools.js';
 
 
-export async function registerWebPages(app: HttpServer, ctx: OrgContext): Promise<void> {
+/** `tools`: the org MCP tools the service serves, listed on `/docs`. */
+export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: readonly OrgToolDefinition[]): Promise<void> {
   const cookieKey = await loadSharedSecret(ctx.db, 'web-cookie-key');
   const csrfKey = await loadSharedSecret(ctx.db, 'web-csrf-key');
   const web: WebContext = { ctx, csrfKey };
@@ -57,6 +61,7 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext): Promis
     registerConnectionsPage(scope, web);
     registerInboxPage(scope, web);
     registerRulesPage(scope, web);
-    scope.get('/', (_request, reply) => reply.redirect('/inbox', 303));
+    registerToolsPage(scope, web, tools);
+    registerHomePage(scope, web);
   });
 }
