@@ -120,6 +120,13 @@ CREATE TABLE "roadmap_votes" (
 	CONSTRAINT "roadmap_votes_item_id_voter_id_pk" PRIMARY KEY("item_id","voter_id")
 );
 --> statement-breakpoint
+CREATE TABLE "agent_usage" (
+	"agent_id" text NOT NULL,
+	"month" text NOT NULL,
+	"units" integer DEFAULT 0 NOT NULL,
+	CONSTRAINT "agent_usage_agent_id_month_pk" PRIMARY KEY("agent_id","month")
+);
+--> statement-breakpoint
 CREATE TABLE "agents" (
 	"id" text PRIMARY KEY NOT NULL,
 	"key" text,
@@ -152,6 +159,40 @@ CREATE TABLE "capabilities" (
 	CONSTRAINT "capabilities_key_unique" UNIQUE("key")
 );
 --> statement-breakpoint
+CREATE TABLE "decisions" (
+	"id" text PRIMARY KEY NOT NULL,
+	"status" text NOT NULL,
+	"operation_id" text NOT NULL,
+	"capability_id" text NOT NULL,
+	"agent_id" text NOT NULL,
+	"space_id" text,
+	"input" jsonb NOT NULL,
+	"action_hash" text NOT NULL,
+	"risk" text NOT NULL,
+	"reasons" jsonb NOT NULL,
+	"verdict_id" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"resolved_at" timestamp with time zone,
+	"resolved_by" text,
+	"note" text,
+	CONSTRAINT "decisions_operation_id_unique" UNIQUE("operation_id")
+);
+--> statement-breakpoint
+CREATE TABLE "gate_verdicts" (
+	"id" text PRIMARY KEY NOT NULL,
+	"capability_id" text NOT NULL,
+	"agent_id" text NOT NULL,
+	"space_id" text,
+	"operation_id" text,
+	"verdict" text NOT NULL,
+	"reasons" jsonb NOT NULL,
+	"rule_ids" jsonb NOT NULL,
+	"shadow" jsonb NOT NULL,
+	"inputs" jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "idempotency_keys" (
 	"person_id" text NOT NULL,
 	"client_id" text NOT NULL,
@@ -161,6 +202,18 @@ CREATE TABLE "idempotency_keys" (
 	"operation_id" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "idempotency_keys_person_id_client_id_key_pk" PRIMARY KEY("person_id","client_id","key")
+);
+--> statement-breakpoint
+CREATE TABLE "learned_rules" (
+	"id" text PRIMARY KEY NOT NULL,
+	"agent_id" text NOT NULL,
+	"capability_id" text NOT NULL,
+	"input_conditions" jsonb,
+	"until" timestamp with time zone,
+	"created_by" text,
+	"decision_id" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"revoked_at" timestamp with time zone
 );
 --> statement-breakpoint
 CREATE TABLE "memory_items" (
@@ -216,6 +269,7 @@ CREATE TABLE "organization" (
 	"id" text PRIMARY KEY NOT NULL,
 	"name" text NOT NULL,
 	"client_autonomy" integer DEFAULT 1 NOT NULL,
+	"decision_ttl_seconds" integer DEFAULT 604800 NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
@@ -253,6 +307,7 @@ CREATE TABLE "standing_rules" (
 	"name" text NOT NULL,
 	"when" jsonb NOT NULL,
 	"then" text NOT NULL,
+	"mode" text DEFAULT 'enforce' NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "standing_rules_position_unique" UNIQUE("position")
 );
@@ -381,8 +436,16 @@ CREATE TABLE "oauth_tokens" (
 );
 --> statement-breakpoint
 ALTER TABLE "roadmap_votes" ADD CONSTRAINT "roadmap_votes_item_id_roadmap_items_id_fk" FOREIGN KEY ("item_id") REFERENCES "roadmap_items"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "agent_usage" ADD CONSTRAINT "agent_usage_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "agents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "agents" ADD CONSTRAINT "agents_responsible_person_id_people_id_fk" FOREIGN KEY ("responsible_person_id") REFERENCES "people"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "decisions" ADD CONSTRAINT "decisions_capability_id_capabilities_id_fk" FOREIGN KEY ("capability_id") REFERENCES "capabilities"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "decisions" ADD CONSTRAINT "decisions_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "agents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "decisions" ADD CONSTRAINT "decisions_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "spaces"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "decisions" ADD CONSTRAINT "decisions_resolved_by_people_id_fk" FOREIGN KEY ("resolved_by") REFERENCES "people"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "idempotency_keys" ADD CONSTRAINT "idempotency_keys_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "learned_rules" ADD CONSTRAINT "learned_rules_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "agents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "learned_rules" ADD CONSTRAINT "learned_rules_capability_id_capabilities_id_fk" FOREIGN KEY ("capability_id") REFERENCES "capabilities"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "learned_rules" ADD CONSTRAINT "learned_rules_created_by_people_id_fk" FOREIGN KEY ("created_by") REFERENCES "people"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "memory_items" ADD CONSTRAINT "memory_items_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "spaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "operations" ADD CONSTRAINT "operations_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "operations" ADD CONSTRAINT "operations_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "agents"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
@@ -411,7 +474,10 @@ CREATE INDEX "changelog_entries_search_idx" ON "changelog_entries" USING gin ("s
 CREATE INDEX "roadmap_items_order_idx" ON "roadmap_items" USING btree ("priority_rank" DESC NULLS LAST,"updated_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "roadmap_items_search_idx" ON "roadmap_items" USING gin ("search_text" gin_trgm_ops) WITH (fastupdate=false);--> statement-breakpoint
 CREATE UNIQUE INDEX "agents_client_person_idx" ON "agents" USING btree ("client_id","responsible_person_id") WHERE kind = 'client';--> statement-breakpoint
+CREATE INDEX "decisions_status_idx" ON "decisions" USING btree ("status","created_at");--> statement-breakpoint
+CREATE INDEX "gate_verdicts_operation_idx" ON "gate_verdicts" USING btree ("operation_id");--> statement-breakpoint
 CREATE INDEX "idempotency_keys_created_idx" ON "idempotency_keys" USING btree ("created_at");--> statement-breakpoint
+CREATE INDEX "learned_rules_agent_idx" ON "learned_rules" USING btree ("agent_id");--> statement-breakpoint
 CREATE INDEX "memory_items_search_idx" ON "memory_items" USING gin ("search") WITH (fastupdate=false);--> statement-breakpoint
 CREATE INDEX "memory_items_search_text_idx" ON "memory_items" USING gin ("search_text" gin_trgm_ops) WITH (fastupdate=false);--> statement-breakpoint
 CREATE INDEX "memory_items_lineage_idx" ON "memory_items" USING btree ("lineage_id","recorded_at");--> statement-breakpoint

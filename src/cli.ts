@@ -79,7 +79,7 @@ async function serve(config: Config, selected: ServiceName[]): Promise<void> {
   try {
     for (const name of [...SERVICES].reverse().filter((service) => selected.includes(service))) {
       Object.assign(context, { service: name, phase: 'database' });
-      const service = name === 'content' ? await createContentService(config.content) : await createOrgService(config.org);
+      const service = name === 'content' ? await createContentService(config.content) : await createOrgService({ ...config.org, content: config.org.content && { ...config.org.content, beside: selected.includes('content') } });
       services.push(service);
       context.phase = 'listen';
       await service.listen();

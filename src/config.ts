@@ -112,8 +112,11 @@ export interface OrgConfig {
   registrationsPerHour?: number;
   /** Refresh token reuse interval in seconds; default 30, 0 turns it off (src/auth/token.ts). */
   refreshReuseSeconds?: number;
-  /** URL and secret of the content service when it runs beside org (for the publish capability). */
-  content?: { url: string; apiSecret?: string };
+  /**
+   * URL and secret of the content service (content connectors); `beside` when it runs in the same process,
+   * so the first start without an organization file wires `publish_blog_post` to it (DESIGN 4.2).
+   */
+  content?: { url: string; apiSecret?: string; beside?: boolean };
   /** The assistant's optional model (DESIGN 4.5); `timeoutMs` defaults to 10 s. */
   llm: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs?: number };
   trustProxy?: string;

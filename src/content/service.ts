@@ -11,7 +11,7 @@ import { createHttpServer, listening, type HttpServer, type Listening } from '..
 import { startJobWorker, type JobHandler } from '../platform/jobs.js';
 import { registerFavicon } from '../platform/favicon.js';
 import { registerMetrics } from '../platform/metrics.js';
-import { loadOrCreateSecret } from '../platform/secrets.js';
+import { CONTENT_SECRET_NAME, loadOrCreateSecret } from '../platform/secrets.js';
 import type { ContentContext } from './context.js';
 import { ensureContentHousekeepingScheduled } from './housekeeping.js';
 import { contentJobHandlers } from './jobs.js';
@@ -45,7 +45,7 @@ export async function createContentService(config: ContentConfig, options: Conte
   let apiSecret = config.apiSecret;
   let secretNote = 'API secret from CONTENT_API_SECRET';
   if (!apiSecret) {
-    const stored = await loadOrCreateSecret(config.dataDir, 'content-api-secret');
+    const stored = await loadOrCreateSecret(config.dataDir, CONTENT_SECRET_NAME);
     apiSecret = stored.value;
     if (stored.created) app.log.warn({ file: stored.file }, `generated CONTENT_API_SECRET, kept in ${stored.file}`);
     secretNote = `API secret in ${stored.file}`;

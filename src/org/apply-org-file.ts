@@ -58,6 +58,7 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
   report.warnings.push(...unsetSecrets(file, env));
 
   await ensureOrganization(tx, file.organization);
+  await tx.update(organization).set({ decisionTtlSeconds: file.decision_ttl });
 
   for (const person of file.people) {
     let password: string | undefined;

@@ -8,7 +8,8 @@
  *   password kept in the data dir (owner-only). The password itself is never logged: the log names the file,
  *   on every start for as long as the owner's password is still that one (checked against the stored hash);
  *   once the password was changed the file no longer unlocks anything and is removed;
- * - on the very first start without a file, creates the space `General` with the owner in it.
+ * - on the very first start without a file, creates the space `General` with the owner in it and, when the
+ *   content service runs beside it, the `publish_blog_post` capability (risk high) wired to it.
  *
  * All of it runs in one transaction under the set-up lock, so processes starting together on one
  * PostgreSQL database do it exactly once.
@@ -20,6 +21,7 @@ import type { OrgConfig } from '../config.js';
 import type { Db, Tx } from '../platform/database.js';
 import { loadOrCreateSecret, readStoredSecret, storedSecretFile } from '../platform/secrets.js';
 import { ensureAssistant } from './agents.js';
+import { ensureDefaultPublishCapability } from './capabilities.js';
 import { applyOrgFileIn, ensureOrganization, lockOrgSetup, type ApplyReport } from './apply-org-file.js';
 import { readOrgFile } from './org-file.js';
 import { authenticate, findPersonByEmail, upsertPerson } from './people.js';
@@ -53,6 +55,7 @@ export async function bootstrapOrganization(
       const { space } = await upsertSpace(tx, { key: 'general', name: 'General' });
       await addSpaceMember(tx, space.id, owner.person.id);
     }
+    if (firstStart && !file && config.content?.beside) await ensureDefaultPublishCapability(tx);
     return { report, owner };
   });
 

@@ -1,12 +1,32 @@
 /**
- * Capabilities the organization can execute through the gate (DESIGN 4.1, 4.4). This issue stores what
- * the organization file declares; listing, describing and executing them come with the gate.
+ * Capabilities (spec 3.4, 5.1; DESIGN 4.1, 4.2, 4.4): what the organization can do in the world, each
+ * with a risk tier, a cost and a connector. Every execution — asked by a connected client over MCP or by
+ * an agent through the agent API — goes through the runtime gate as the acting agent:
+ *
+ * 1. the input is checked against the capability's JSON Schema (an error, not a verdict: input-schema.ts);
+ * 2. the operation's runner loads the gate's inputs, asks `decide()` and stores the verdict with them;
+ * 3. `allow` charges the agent's budget and runs the connector; `require_approval` opens a decision and
+ *    pauses the operation (decisions.ts); `deny` fails it with `denied_by_rule`;
+ * 4. once a person approves, the runner runs again: it checks the hard denies once more and runs exactly
+ *    the action the decision was bound to.
  */
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Queryable } from '../platform/database.js';
+import type { OrgContext } from './context.js';
+import { contentActionSchema } from './connectors/content-actions.js';
+import { runConnector, type Connector } from './connectors/index.js';
+import { failure, startOperation, type RunnerOutcome } from './operations/operations.js';
+import type { OperationRow } from './operations/states.js';
+import { actionHash, findDecision, openDecision } from './decisions.js';
+import { orgErrors } from './errors.js';
+import { decide, recheckHardDenies, RISKS, VERDICTS, type GateInputs, type GateVerdict } from './gate/index.js';
 import { newId } from './ids.js';
 import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../platform/upsert.js';
-import { capabilities } from './schema.js';
+import { agents, capabilities, gateVerdicts } from './schema.js';
+import { checkCapabilityInput } from './input-schema.js';
+import { loadGateRules } from './rules.js';
+import { agentUsage, chargeAgent } from './usage.js';
 
 export interface CapabilityInput {
   key: string;
@@ -27,4 +47,227 @@ export async function upsertCapability(db: Queryable, input: CapabilityInput): P
     .onConflictDoUpdate({ target: capabilities.key, set: { ...input, updatedAt: sql`now()` }, setWhere: differsFromExcluded(capabilities, compared) })
     .returning({ created: sql<boolean>`(xmax = 0)` });
   return { outcome: upsertOutcome(row) };
+}
+
+/** DESIGN 4.2: with no file, the first start wires publish_blog_post (risk high) to the content service beside it. */
+export async function ensureDefaultPublishCapability(db: Queryable): Promise<void> {
+  await db
+    .insert(capabilities)
+    .values({
+      id: newId('cap'),
+      key: 'publish_blog_post',
+      name: 'Publish a blog post on the website',
+      description: 'Publishes a blog post of the content service beside this organization, by its slug.',
+      risk: 'high',
+      cost: 1,
+      connector: { kind: 'content', action: 'publish_blog_post' },
+      inputSchema: null,
+      enabled: true,
+    })
+    .onConflictDoNothing({ target: capabilities.key });
+}
+
+type CapabilityRow = typeof capabilities.$inferSelect;
+type AgentRow = typeof agents.$inferSelect;
+
+export const capabilityRecord = z.object({
+  id: z.string(),
+  key: z.string(),
+  name: z.string(),
+  description: z.string(),
+  risk: z.enum(RISKS),
+  cost: z.number().int(),
+  /** The JSON Schema `input` must match; null when the capability takes any input object. */
+  input_schema: z.record(z.string(), z.unknown()).nullable(),
+  enabled: z.boolean(),
+  connector: z.object({ kind: z.enum(['webhook', 'content']) }),
+});
+export type CapabilityRecord = z.infer<typeof capabilityRecord>;
+
+export const gateVerdictRecord = z.object({
+  verdict: z.enum(VERDICTS),
+  reasons: z.array(z.string()),
+  rule_ids: z.array(z.string()),
+  shadow: z.array(z.object({ rule_id: z.string(), name: z.string(), would: z.enum(VERDICTS) })),
+});
+
+/** The input schema in force: the file's, else (content connector) the content tool's own arguments. */
+export function inputSchemaOf(row: CapabilityRow): Record<string, unknown> | null {
+  if (row.inputSchema) return row.inputSchema as Record<string, unknown>;
+  const connector = row.connector as Connector;
+  return connector.kind === 'content' ? contentActionSchema(connector.action) : null;
+}
+
+export function toCapabilityRecord(row: CapabilityRow): CapabilityRecord {
+  return {
+    id: row.id,
+    key: row.key,
+    name: row.name,
+    description: row.description,
+    risk: row.risk,
+    cost: row.cost,
+    input_schema: inputSchemaOf(row),
+    enabled: row.enabled,
+    connector: { kind: (row.connector as Connector).kind },
+  };
+}
+
+export async function listCapabilities(db: Queryable, query?: string): Promise<CapabilityRecord[]> {
+  const rows = await db.select().from(capabilities).orderBy(capabilities.key);
+  const words = (query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  return rows
+    .filter((row) => words.every((word) => `${row.key} ${row.name} ${row.description}`.toLowerCase().includes(word)))
+    .map(toCapabilityRecord);
+}
+
+export async function findCapability(db: Queryable, id: string): Promise<CapabilityRow> {
+  const [row] = await db.select().from(capabilities).where(eq(capabilities.id, id));
+  if (!row) throw orgErrors.notFound('capability');
+  return row;
+}
+
+/** DESIGN 4.1: the acting agent of a client's call is the client's own agent (one per client and person). */
+export async function clientAgent(db: Queryable, personId: string, clientId: string): Promise<AgentRow> {
+  const [row] = await db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.kind, 'client'), eq(agents.clientId, clientId), eq(agents.responsiblePersonId, personId)));
+  if (!row) throw orgErrors.forbidden('this client is not connected as an agent of the organization: connect it again through consent');
+  return row;
+}
+
+async function findAgent(db: Queryable, id: string): Promise<AgentRow> {
+  const [row] = await db.select().from(agents).where(eq(agents.id, id));
+  if (!row) throw orgErrors.notFound('agent');
+  return row;
+}
+
+function gateSubjects(capability: CapabilityRow, agent: AgentRow) {
+  return {
+    capability: { id: capability.id, key: capability.key, risk: capability.risk, cost: capability.cost, enabled: capability.enabled },
+    agentBase: { id: agent.id, key: agent.key, status: agent.status, autonomy: agent.autonomy, budget: agent.budget },
+  };
+}
+
+/** Loads the gate's inputs, decides, and stores the verdict with them (DESIGN 4.4). */
+export async function evaluateGate(
+  db: Queryable,
+  subject: { capability: CapabilityRow; agent: AgentRow; input: unknown; spaceId: string | null; operationId?: string },
+): Promise<GateVerdict & { verdict_id: string }> {
+  const now = new Date();
+  const { capability, agentBase } = gateSubjects(subject.capability, subject.agent);
+  const inputs: GateInputs = {
+    now: now.toISOString(),
+    capability,
+    agent: { ...agentBase, spent: await agentUsage(db, subject.agent.id, now) },
+    input: subject.input,
+    rules: await loadGateRules(db),
+  };
+  const verdict = decide(inputs);
+  const id = newId('gv');
+  await db.insert(gateVerdicts).values({
+    id,
+    capabilityId: capability.id,
+    agentId: subject.agent.id,
+    spaceId: subject.spaceId,
+    operationId: subject.operationId ?? null,
+    verdict: verdict.verdict,
+    reasons: verdict.reasons,
+    ruleIds: verdict.rule_ids,
+    shadow: verdict.shadow,
+    inputs,
+  });
+  return { ...verdict, verdict_id: id };
+}
+
+export const describedCapability = capabilityRecord.extend({
+  /** What the gate would decide were the caller to run it now with input that matches its schema. */
+  verdict: gateVerdictRecord,
+});
+
+export async function describeCapability(db: Queryable, id: string, caller: { personId: string; clientId: string }) {
+  const capability = await findCapability(db, id);
+  const agent = await clientAgent(db, caller.personId, caller.clientId);
+  // Input conditions of rules cannot be judged without input: the verdict is for an empty object.
+  const { verdict_id: _id, ...verdict } = await evaluateGate(db, { capability, agent, input: {}, spaceId: null });
+  return { ...toCapabilityRecord(capability), verdict };
+}
+
+export interface ExecuteRequest {
+  capabilityId: string;
+  input: unknown;
+  spaceId: string;
+  dryRun: boolean;
+  agentId: string;
+  personId: string;
+  clientId: string | null;
+}
+
+/**
+ * Checks the input, then either returns the gate's verdict (a dry run: nothing happens) or starts the
+ * capability operation in `db` (the caller's transaction) and returns its id.
+ */
+export async function executeCapability(
+  ctx: OrgContext,
+  db: Queryable,
+  request: ExecuteRequest,
+): Promise<{ dryRun: GateVerdict } | { operationId: string }> {
+  const capability = await findCapability(db, request.capabilityId);
+  checkCapabilityInput(inputSchemaOf(capability), request.input);
+  if (request.dryRun) {
+    const agent = await findAgent(db, request.agentId);
+    const { verdict_id: _id, ...verdict } = await evaluateGate(db, { capability, agent, input: request.input, spaceId: request.spaceId });
+    return { dryRun: verdict };
+  }
+  const operationId = await startOperation(ctx, db, {
+    kind: 'capability',
+    personId: request.personId,
+    clientId: request.clientId,
+    agentId: request.agentId,
+    spaceId: request.spaceId,
+    input: { capability_id: capability.id, input: request.input as Record<string, unknown> },
+  });
+  return { operationId };
+}
+
+/** The `capability` operation runner (operations/runners.ts). Safe to repeat: a decision is opened once per operation. */
+export async function runCapability(ctx: OrgContext, operation: OperationRow): Promise<RunnerOutcome> {
+  const { capability_id: capabilityId, input } = operation.input as { capability_id: string; input: unknown };
+  const capability = await findCapability(ctx.db, capabilityId);
+  const agent = await findAgent(ctx.db, operation.agentId!);
+
+  if (operation.decisionId) {
+    const decision = await findDecision(ctx.db, operation.decisionId);
+    if (decision?.status === 'approved') {
+      const bound = actionHash({ capabilityId, input, agentId: agent.id, spaceId: operation.spaceId });
+      if (bound !== decision.actionHash) return { status: 'failed', error: failure('denied_by_rule', 'the action differs from the one approved') };
+      // DESIGN 4.4: approving runs exactly that action, after checking the hard denies again.
+      const { capability: gateCapability, agentBase } = gateSubjects(capability, agent);
+      const denied = recheckHardDenies({ capability: gateCapability, agent: { ...agentBase, spent: 0 } });
+      if (denied) return { status: 'failed', error: failure('denied_by_rule', denied.reasons.join('; ')) };
+      return runApproved(ctx, capability, agent, operation, input);
+    }
+    if (decision?.status === 'pending') return { status: 'paused', decisionId: decision.id };
+  }
+
+  const verdict = await evaluateGate(ctx.db, { capability, agent, input, spaceId: operation.spaceId, operationId: operation.id });
+  if (verdict.verdict === 'deny') return { status: 'failed', error: failure('denied_by_rule', verdict.reasons.join('; ')) };
+  if (verdict.verdict === 'require_approval') {
+    // The decision and its expiry job together, or neither.
+    const decisionId = await ctx.db.transaction((tx) => openDecision(ctx, tx, { operation, capability, agent, input, verdict }));
+    return { status: 'paused', decisionId };
+  }
+  return runApproved(ctx, capability, agent, operation, input);
+}
+
+async function runApproved(ctx: OrgContext, capability: CapabilityRow, agent: AgentRow, operation: OperationRow, input: unknown): Promise<RunnerOutcome> {
+  await chargeAgent(ctx.db, agent.id, capability.cost);
+  return runConnector(ctx, capability.connector as Connector, {
+    operationId: operation.id,
+    decisionId: operation.decisionId,
+    capability: { id: capability.id, key: capability.key },
+    agent: { id: agent.id, key: agent.key, name: agent.name },
+    spaceId: operation.spaceId,
+    input,
+  });
 }

@@ -45,6 +45,8 @@ export const orgErrors = {
 /** The `error.code` of a failed operation (DESIGN 4.4, 4.5), beside codes of the catalogue above. */
 export const OPERATION_FAILURES = {
   denied: 'a person denied the action',
+  denied_by_rule: "the organization's rules deny this action",
+  connector_failed: 'the connected service refused the action or could not be reached',
   expired: 'the decision expired before anyone resolved it',
   undeliverable: 'the agent could not be reached',
   agent_failed: 'the agent reported a failure',

@@ -8,6 +8,10 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
+import { CONTENT_ACTIONS } from './connectors/content-actions.js';
+import { HOURS_PATTERN } from './gate/rules.js';
+import { INPUT_OPS } from './gate/types.js';
+import { inputSchemaProblem } from './input-schema.js';
 
 const key = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be lower-case letters, digits, "_" or "-" (at most 64)');
 const email = z.string().trim().toLowerCase().pipe(z.email());
@@ -21,9 +25,18 @@ const timezone = z.string().refine(isIanaZone, 'must be an IANA time zone name s
 const webhookDelivery = z.strictObject({ kind: z.literal('webhook'), url: httpUrl, secret_env: envName.optional() });
 
 const connector = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('content'), action: key }),
+  z.strictObject({
+    kind: z.literal('content'),
+    action: z.enum(CONTENT_ACTIONS as [string, ...string[]], { error: `must be one of the content actions: ${CONTENT_ACTIONS.join(', ')}` }),
+  }),
   z.strictObject({ kind: z.literal('webhook'), url: httpUrl, secret_env: envName.optional() }),
 ]);
+
+const inputCondition = z.strictObject({
+  path: z.string().regex(/^(\/([^~]|~[01])*)*$/, 'must be a JSON Pointer such as /amount'),
+  op: z.enum(INPUT_OPS),
+  value: z.unknown(),
+}).refine((condition) => condition.op !== 'in' || Array.isArray(condition.value), { message: 'op in needs a list value', path: ['value'] });
 
 const ruleCondition = z
   .strictObject({
@@ -31,10 +44,20 @@ const ruleCondition = z
     capability: z.union([key, z.array(key).min(1)]).optional(),
     agent: z.union([key, z.array(key).min(1)]).optional(),
     weekdays: z.array(weekday).min(1).optional(),
+    hours: z.string().regex(HOURS_PATTERN, 'must be a time range such as "09:00-17:00"').optional(),
     timezone: timezone.optional(),
+    input: z.union([inputCondition, z.array(inputCondition).min(1)]).optional(),
   })
-  // DESIGN 4.3: no default timezone anywhere; a weekday condition must say which zone's weekdays.
-  .refine((when) => !when.weekdays || when.timezone, { message: 'weekdays need a timezone', path: ['timezone'] });
+  // DESIGN 4.3/4.4: no default timezone anywhere; weekdays and hours must say which zone's clock they mean.
+  .refine((when) => !(when.weekdays || when.hours) || when.timezone, { message: 'weekdays and hours need a timezone', path: ['timezone'] });
+
+/** DESIGN 4.4: `decision_ttl` such as `90s`, `15m`, `12h`, `7d`. */
+const durationMessage = 'must be a duration such as 90s, 15m, 12h or 7d';
+const duration = z
+  .string({ error: durationMessage })
+  .regex(/^[1-9]\d{0,6}[smhd]$/, durationMessage)
+  .transform((text) => Number(text.slice(0, -1)) * { s: 1, m: 60, h: 3600, d: 86_400 }[text.slice(-1) as 's' | 'm' | 'h' | 'd'])
+  .refine((seconds) => seconds <= 366 * 86_400, 'must be at most a year');
 
 export const orgFileSchema = z
   .strictObject({
@@ -87,11 +110,17 @@ export const orgFileSchema = z
           name: z.string().trim().min(1).max(200),
           when: ruleCondition,
           then: z.enum(['deny', 'require_approval', 'allow']),
+          mode: z.enum(['enforce', 'shadow']).default('enforce'),
         }),
       )
       .default([]),
+    decision_ttl: duration.default(604_800),
   })
   .superRefine((file, ctx) => {
+    file.capabilities.forEach((capability, index) => {
+      const problem = capability.input_schema && inputSchemaProblem(capability.input_schema);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['capabilities', index, 'input_schema'], message: `is not a usable JSON Schema: ${problem}` });
+    });
     for (const list of ['people', 'spaces', 'agents', 'capabilities'] as const) {
       const seen = new Set<string>();
       file[list].forEach((item, index) => {

@@ -1,29 +1,144 @@
 /**
- * Standing rules (DESIGN 4.2, 4.4): an ordered list the gate reads first match first. The organization
- * file declares the whole list, so applying it replaces the stored list — unless nothing changed, so
- * that re-applying the same file keeps the rule ids that stored gate verdicts refer to.
+ * Standing rules (DESIGN 4.2, 4.4), from two sources kept apart:
+ *
+ * - the organization file's rules: the file declares the whole list, so applying it replaces the stored
+ *   list — unless nothing changed, so that re-applying the same file keeps the rule ids stored verdicts
+ *   refer to;
+ * - learned rules, made when a person approves a decision "and remembers" it: allow this agent this
+ *   capability (optionally only for the same input) until an optional date. Re-applying the file never
+ *   touches them; the person who may resolve such decisions revokes them on /rules.
+ *
+ * The gate reads both as one list of `GateRule`s; every matching rule counts.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { asc } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, or, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Queryable } from '../platform/database.js';
+import { toIso } from '../platform/time.js';
+import { orgErrors } from './errors.js';
+import type { GateRule, InputCondition, RuleConditions } from './gate/index.js';
 import { newId } from './ids.js';
-import { standingRules } from './schema.js';
+import { agents, capabilities, learnedRules, people, standingRules } from './schema.js';
 
 export interface RuleInput {
   name: string;
   when: Record<string, unknown>;
   then: 'deny' | 'require_approval' | 'allow';
+  mode: 'enforce' | 'shadow';
 }
 
 export async function replaceStandingRules(db: Queryable, rules: RuleInput[]): Promise<{ changed: boolean }> {
   const stored = await db
-    .select({ name: standingRules.name, when: standingRules.when, then: standingRules.then })
+    .select({ name: standingRules.name, when: standingRules.when, then: standingRules.then, mode: standingRules.mode })
     .from(standingRules)
     .orderBy(asc(standingRules.position));
-  if (isDeepStrictEqual(stored, rules.map(({ name, when, then }) => ({ name, when, then })))) return { changed: false };
+  if (isDeepStrictEqual(stored, rules.map(({ name, when, then, mode }) => ({ name, when, then, mode })))) return { changed: false };
   await db.delete(standingRules);
   if (rules.length) {
     await db.insert(standingRules).values(rules.map((rule, position) => ({ id: newId('rul'), position, ...rule })));
   }
   return { changed: true };
+}
+
+/** Every rule the gate weighs now: the file's, then the learned ones neither revoked nor past their date. */
+export async function loadGateRules(db: Queryable): Promise<GateRule[]> {
+  const fileRules = await db.select().from(standingRules).orderBy(asc(standingRules.position));
+  const learned = await db
+    .select({ rule: learnedRules, capabilityKey: capabilities.key })
+    .from(learnedRules)
+    .innerJoin(capabilities, eq(capabilities.id, learnedRules.capabilityId))
+    .where(and(isNull(learnedRules.revokedAt), or(isNull(learnedRules.until), sql`${learnedRules.until} > now()`)));
+  return [
+    ...fileRules.map((rule) => ({ id: rule.id, name: rule.name, when: rule.when as RuleConditions, then: rule.then, mode: rule.mode })),
+    ...learned.map(({ rule, capabilityKey }) => ({
+      id: rule.id,
+      name: `learned: allow ${capabilityKey}`,
+      when: {
+        agent: rule.agentId,
+        capability: rule.capabilityId,
+        ...(rule.inputConditions ? { input: rule.inputConditions as InputCondition[] } : {}),
+      },
+      then: 'allow' as const,
+      mode: 'enforce' as const,
+      until: rule.until ? toIso(rule.until) : null,
+    })),
+  ];
+}
+
+export const learnedRuleRecord = z.object({
+  id: z.string(),
+  agent: z.object({ id: z.string(), name: z.string() }),
+  capability: z.object({ id: z.string(), key: z.string(), name: z.string() }),
+  /** Null: any input; otherwise only the input the remembered decision carried. */
+  input: z.unknown().nullable(),
+  until: z.string().nullable(),
+  created_by: z.string().nullable(),
+  decision_id: z.string().nullable(),
+  created_at: z.string(),
+  revoked_at: z.string().nullable(),
+});
+export type LearnedRuleRecord = z.infer<typeof learnedRuleRecord>;
+
+export interface NewLearnedRule {
+  agentId: string;
+  capabilityId: string;
+  /** Limit the rule to exactly this input. */
+  sameInput?: unknown;
+  until?: string | null;
+  createdBy: string;
+  decisionId: string;
+}
+
+export async function createLearnedRule(db: Queryable, rule: NewLearnedRule): Promise<string> {
+  const id = newId('lr');
+  await db.insert(learnedRules).values({
+    id,
+    agentId: rule.agentId,
+    capabilityId: rule.capabilityId,
+    inputConditions: rule.sameInput === undefined ? null : [{ path: '', op: 'eq', value: rule.sameInput }],
+    until: rule.until ?? null,
+    createdBy: rule.createdBy,
+    decisionId: rule.decisionId,
+  });
+  return id;
+}
+
+/**
+ * The learned rules a person may see and revoke: those over agents they are responsible for, or all of
+ * them for an owner or admin (the same people who resolve the decisions such rules skip).
+ */
+export async function listLearnedRules(db: Queryable, person: { id: string; role: string }): Promise<LearnedRuleRecord[]> {
+  const rows = await db
+    .select({ rule: learnedRules, agentName: agents.name, capability: { id: capabilities.id, key: capabilities.key, name: capabilities.name }, creator: people.email })
+    .from(learnedRules)
+    .innerJoin(agents, eq(agents.id, learnedRules.agentId))
+    .innerJoin(capabilities, eq(capabilities.id, learnedRules.capabilityId))
+    .leftJoin(people, eq(people.id, learnedRules.createdBy))
+    .where(and(isNull(learnedRules.revokedAt), mayGovern(person)))
+    .orderBy(desc(learnedRules.createdAt));
+  return rows.map(({ rule, agentName, capability, creator }) => ({
+    id: rule.id,
+    agent: { id: rule.agentId, name: agentName },
+    capability,
+    input: rule.inputConditions ? (rule.inputConditions as InputCondition[])[0].value : null,
+    until: rule.until ? toIso(rule.until) : null,
+    created_by: creator,
+    decision_id: rule.decisionId,
+    created_at: toIso(rule.createdAt),
+    revoked_at: null,
+  }));
+}
+
+export async function revokeLearnedRule(db: Queryable, id: string, person: { id: string; role: string }): Promise<void> {
+  const [row] = await db
+    .update(learnedRules)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(learnedRules.id, id), isNull(learnedRules.revokedAt), sql`${learnedRules.agentId} IN (SELECT ${agents.id} FROM ${agents} WHERE ${mayGovern(person)})`))
+    .returning({ id: learnedRules.id });
+  if (!row) throw orgErrors.notFound('learned rule');
+}
+
+/** Owners and admins govern every agent; anyone else the agents they are responsible for. */
+export function mayGovern(person: { id: string; role: string }) {
+  return person.role === 'owner' || person.role === 'admin' ? sql`true` : eq(agents.responsiblePersonId, person.id);
 }

@@ -17,6 +17,8 @@ export const organization = pgTable('organization', {
   name: text('name').notNull(),
   /** Autonomy given to every newly connected OAuth client (DESIGN 4.1); 1 unless the file says otherwise. */
   clientAutonomy: integer('client_autonomy').notNull().default(1),
+  /** How long a decision waits for a person before it expires (DESIGN 4.4 `decision_ttl`); default 7 days. */
+  decisionTtlSeconds: integer('decision_ttl_seconds').notNull().default(604_800),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -97,13 +99,15 @@ export const capabilities = pgTable('capabilities', {
   updatedAt: updatedAt(),
 });
 
-/** Standing rules in file order; the gate takes the first match. */
+/** Standing rules as the organization file lists them; every matching rule counts (DESIGN 4.4). */
 export const standingRules = pgTable('standing_rules', {
   id: text('id').primaryKey(),
   position: integer('position').notNull().unique(),
   name: text('name').notNull(),
   when: jsonb('when').notNull(),
   then: text('then', { enum: ['deny', 'require_approval', 'allow'] }).notNull(),
+  /** `shadow`: the gate records what the rule would have done and never enforces it. */
+  mode: text('mode', { enum: ['enforce', 'shadow'] }).notNull().default('enforce'),
   createdAt: createdAt(),
 });
 
@@ -176,6 +180,91 @@ export const idempotencyKeys = pgTable(
     createdAt: createdAt(),
   },
   (table) => [primaryKey({ columns: [table.personId, table.clientId, table.key] }), index('idempotency_keys_created_idx').on(table.createdAt)],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Capabilities through the gate: verdicts, decisions, learned rules, agent budgets (DESIGN 4.4)
+// ---------------------------------------------------------------------------------------------------------
+
+/** Every verdict the gate gave, with the inputs it decided over (DESIGN 4.4: "stores each verdict with its inputs"). */
+export const gateVerdicts = pgTable(
+  'gate_verdicts',
+  {
+    id: text('id').primaryKey(),
+    capabilityId: text('capability_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    spaceId: text('space_id'),
+    /** The operation it decided; null for describe_capability and dry runs. */
+    operationId: text('operation_id'),
+    verdict: text('verdict', { enum: ['allow', 'require_approval', 'deny'] }).notNull(),
+    reasons: jsonb('reasons').notNull(),
+    ruleIds: jsonb('rule_ids').notNull(),
+    shadow: jsonb('shadow').notNull(),
+    /** The gate's whole input (capability, agent, budget spent, action input, rules, time). */
+    inputs: jsonb('inputs').notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index('gate_verdicts_operation_idx').on(table.operationId)],
+);
+
+/**
+ * Decisions (DESIGN 4.4): a paused action awaiting a person, bound to the SHA-256 of (capability,
+ * canonical input, agent, space) so that approving runs exactly that action.
+ */
+export const decisions = pgTable(
+  'decisions',
+  {
+    id: text('id').primaryKey(),
+    status: text('status', { enum: ['pending', 'approved', 'denied', 'expired'] }).notNull(),
+    operationId: text('operation_id').notNull().unique(),
+    capabilityId: text('capability_id').notNull().references(() => capabilities.id, { onDelete: 'cascade' }),
+    agentId: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+    spaceId: text('space_id').references(() => spaces.id, { onDelete: 'set null' }),
+    input: jsonb('input').notNull(),
+    actionHash: text('action_hash').notNull(),
+    risk: text('risk', { enum: ['low', 'medium', 'high', 'critical'] }).notNull(),
+    reasons: jsonb('reasons').notNull(),
+    verdictId: text('verdict_id').notNull(),
+    requestedAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'string' }).notNull(),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true, mode: 'string' }),
+    resolvedBy: text('resolved_by').references(() => people.id, { onDelete: 'set null' }),
+    note: text('note'),
+  },
+  (table) => [index('decisions_status_idx').on(table.status, table.requestedAt)],
+);
+
+/**
+ * Rules learned from "approve and remember" (DESIGN 4.4): allow this agent this capability (optionally only
+ * for the same input) until an optional date. Kept apart from the file's rules, which re-applying the file
+ * replaces; a revoked rule stays for the record.
+ */
+export const learnedRules = pgTable(
+  'learned_rules',
+  {
+    id: text('id').primaryKey(),
+    agentId: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+    capabilityId: text('capability_id').notNull().references(() => capabilities.id, { onDelete: 'cascade' }),
+    /** Input conditions the rule is limited to (`[{path: '', op: 'eq', value: <input>}]`), or null for any input. */
+    inputConditions: jsonb('input_conditions'),
+    until: timestamp('until', { withTimezone: true, mode: 'string' }),
+    createdBy: text('created_by').references(() => people.id, { onDelete: 'set null' }),
+    decisionId: text('decision_id'),
+    createdAt: createdAt(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'string' }),
+  },
+  (table) => [index('learned_rules_agent_idx').on(table.agentId)],
+);
+
+/** Capability cost an agent spent per calendar month (UTC, `YYYY-MM`), against its budget (DESIGN 4.5). */
+export const agentUsage = pgTable(
+  'agent_usage',
+  {
+    agentId: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+    month: text('month').notNull(),
+    units: integer('units').notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.agentId, table.month] })],
 );
 
 // ---------------------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import { startJobWorker, type JobWorker } from '../platform/jobs.js';
 import { registerAuthRoutes } from '../auth/index.js';
 import { bootstrapOrganization } from './bootstrap.js';
 import type { OrgContext } from './context.js';
+import { decisionJobHandlers } from './decisions.js';
 import { ensureHousekeepingScheduled, HOUSEKEEPING_JOB, housekeepingJob } from './housekeeping.js';
 import { orgTools, registerOrgMcp } from './mcp/server.js';
 import { registerFavicon } from '../platform/favicon.js';
@@ -64,6 +65,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
       [HOUSEKEEPING_JOB]: housekeepingJob(ctx),
       [TASK_RUNS_JOB]: taskRunsJob(ctx),
       ...operationJobHandlers(ctx, options.operationRunners ?? operationRunners),
+      ...decisionJobHandlers(ctx),
     },
     log: app.log,
     leaseSeconds: options.jobLeaseSeconds,

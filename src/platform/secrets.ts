@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
+/** Where the content service keeps the CONTENT_API_SECRET it generated; the org's content connector reads it. */
+export const CONTENT_SECRET_NAME = 'content-api-secret';
+
 export interface StoredSecret {
   value: string;
   file: string;
@@ -33,10 +36,13 @@ export function storedSecretFile(dataDir: string, name: string): string {
   return path.join(dataDir, 'secrets', name);
 }
 
-/** A secret kept in the data dir, or undefined when there is none. */
+/**
+ * A secret kept in the data dir (`loadOrCreateSecret`), read without creating it: undefined until the service
+ * that generates it has started once with this data dir.
+ */
 export async function readStoredSecret(dataDir: string, name: string): Promise<string | undefined> {
   try {
-    return (await readFile(storedSecretFile(dataDir, name), 'utf8')).trim();
+    return (await readFile(storedSecretFile(dataDir, name), 'utf8')).trim() || undefined;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

@@ -61,6 +61,7 @@ describe('parsing the organization file', () => {
       name: 'No weekend deploys',
       when: { capability: 'deploy', weekdays: ['sat', 'sun'], timezone: 'Europe/Berlin' },
       then: 'deny',
+      mode: 'enforce',
     });
   });
 
@@ -85,7 +86,7 @@ rules:
         expect.stringMatching(/^people\.1\.role: /),
         expect.stringMatching(/^agents\.0\.key: /),
         expect.stringMatching(/^agents\.0\.autonomy: /),
-        'rules.0.when.timezone: weekdays need a timezone',
+        'rules.0.when.timezone: weekdays and hours need a timezone',
         expect.stringMatching(/^rules\.1\.when\.timezone: must be an IANA time zone/),
         expect.stringMatching(/^rules\.1\.then: /),
       ]),

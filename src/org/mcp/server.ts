@@ -16,9 +16,11 @@ import { registerMcpEndpoint, type McpCall } from '../../platform/mcp/endpoint.j
 import { buildMcpToolRegistry } from '../../platform/mcp/tools.js';
 import type { OrgContext } from '../context.js';
 import { authenticateBearer, BearerRefusal } from './bearer.js';
+import { capabilityTools } from './capability-tools.js';
 import { contextTools } from './context-tools.js';
 import { assistantTools } from './assistant-tools.js';
 import { memoryTools } from './memory-tools.js';
+import { decisionTools } from './decision-tools.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
 import { operationTools } from './operation-tools.js';
 import { taskTools } from './task-tools.js';
@@ -34,7 +36,15 @@ export const ORG_MCP_SESSION_SCOPE = 'org';
 const MAX_BATCH_LENGTH = 25;
 
 /** Every org tool, each carrying its scope. */
-export const orgTools: readonly OrgToolDefinition[] = [...contextTools, ...operationTools, ...memoryTools, ...taskTools, ...assistantTools];
+export const orgTools: readonly OrgToolDefinition[] = [
+  ...contextTools,
+  ...operationTools,
+  ...memoryTools,
+  ...taskTools,
+  ...assistantTools,
+  ...capabilityTools,
+  ...decisionTools,
+];
 
 export interface OrgMcpOptions {
   tools?: readonly OrgToolDefinition[];

@@ -77,8 +77,13 @@ export interface RecordTool<Input extends z.ZodObject, Output extends z.ZodObjec
 
 export interface WorkTool<Input extends z.ZodObject> extends ToolBase<Input> {
   effect: 'work';
-  /** Starts the operation in `call.db` and returns its id. */
-  run(args: z.output<Input>, call: OrgToolCall): Promise<string>;
+  /**
+   * Starts the operation in `call.db` and returns its id — or, for a call that starts nothing (a dry run),
+   * `{ result }`, returned as it is.
+   */
+  run(args: z.output<Input>, call: OrgToolCall): Promise<string | { result: unknown }>;
+  /** The result's schema when `run` may answer without an operation; it must accept the operation record too. */
+  output?: z.ZodObject;
 }
 
 /** A tool as the registry serves it: a platform MCP tool that also carries its scope. */
@@ -121,7 +126,7 @@ export function toOrgTool(definition: OrgToolDefinition, options: { budgetMs?: n
     description: definition.description,
     scope: definition.scope,
     input,
-    output: definition.effect === 'work' ? operationRecord : definition.output,
+    output: definition.effect === 'work' ? (definition.output ?? operationRecord) : definition.output,
     annotations: { readOnlyHint: definition.effect === 'read', ...definition.annotations },
     run: (args, call) => withinBudget(call, budgetMs, () => runTool(definition, args as Record<string, unknown>, call)),
   };
@@ -136,11 +141,11 @@ async function runTool(definition: OrgToolDefinition, args: Record<string, unkno
   if (definition.effect === 'read') return definition.run(own, call);
 
   const keyed = { personId: principal.personId, clientId: principal.clientId, key: key as string | undefined, tool: definition.name, args: own };
-  const produced: Produced = await withIdempotencyKey(ctx.db, keyed, async (tx) =>
-    definition.effect === 'work'
-      ? { operationId: await definition.run(own, { ...call, db: tx }) }
-      : { result: await definition.run(own, { ...call, db: tx }) },
-  );
+  const produced: Produced = await withIdempotencyKey(ctx.db, keyed, async (tx) => {
+    const outcome = await definition.run(own, { ...call, db: tx });
+    if (definition.effect !== 'work') return { result: outcome };
+    return typeof outcome === 'string' ? { operationId: outcome } : (outcome as { result: unknown });
+  });
   if ('operationId' in produced) return awaitOperation(ctx, produced.operationId, principal.personId, wait as number);
   return produced.result;
 }

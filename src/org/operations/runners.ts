@@ -3,6 +3,7 @@
  * its operations with `not_implemented`.
  */
 import { runAsk } from '../assistant/ask.js';
+import { runCapability } from '../capabilities.js';
 import type { OperationRunners } from './operations.js';
 
-export const operationRunners: OperationRunners = { ask: runAsk };
+export const operationRunners: OperationRunners = { ask: runAsk, capability: runCapability };

@@ -6,15 +6,10 @@
 import type { FastifyInstance } from 'fastify';
 import { disconnectClient, listConnections } from '../../auth/index.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
-import { html } from './html.js';
-import { formField, sendCsrfFailure, sendPage, type WebContext } from './respond.js';
+import { formatTime, html } from './html.js';
+import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
-
-function formatTime(value: string | undefined): string {
-  if (!value) return '—';
-  return new Date(value).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
-}
 
 export function registerConnectionsPage(app: FastifyInstance, web: WebContext): void {
   const { ctx, csrfKey } = web;
@@ -46,7 +41,7 @@ ${connections.map(
 </tbody>
 </table>`
   : html`<p>No applications are connected.</p>`}`;
-    return sendPage(reply, 200, 'Connected applications', body, { name: session.person.name, csrf });
+    return sendPersonalPage(web, reply, session, csrf, 'Connected applications', body);
   });
 
   app.post('/connections/disconnect', async (request, reply) => {

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { issueCsrfToken } from './csrf.js';
 import { html } from './html.js';
-import { sendPage, type WebContext } from './respond.js';
+import { sendPage, sendPersonalPage, type WebContext } from './respond.js';
 import { currentSession } from './sessions.js';
 
 const PAGES = [
@@ -31,6 +31,6 @@ ${links(available.filter((entry) => entry.path === '/docs'))}`;
     }
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
     const body = html`<h1>Hello, ${session.person.name}</h1>${links(available)}`;
-    return sendPage(reply, 200, 'Home', body, { name: session.person.name, csrf });
+    return sendPersonalPage(web, reply, session, csrf, 'Home', body);
   });
 }

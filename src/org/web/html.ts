@@ -28,6 +28,12 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
   return new SafeHtml(strings.reduce((out, text, index) => out + text + (index < values.length ? render(values[index]) : ''), ''));
 }
 
+/** A timestamp for people: `2026-03-04 10:30:00 UTC`, or a dash when there is none. */
+export function formatTime(value: string | null | undefined): string {
+  if (!value) return '—';
+  return new Date(value).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+}
+
 /** The only stylesheet, inline; the CSP allows exactly this text by its hash. */
 const STYLE = `
   :root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5; }
@@ -56,6 +62,10 @@ const STYLE = `
   }
   dt { font-weight: 600; font-family: ui-monospace, monospace; }
   dd { margin: 0 0 .75rem 0; }
+  nav { display: flex; gap: 1rem; }
+  textarea, input[type=date] { display: block; width: 100%; box-sizing: border-box; padding: .5rem; font: inherit; }
+  label.inline { display: inline; font-weight: normal; margin: 0; }
+  pre { white-space: pre-wrap; word-break: break-word; margin: 0; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
@@ -64,8 +74,11 @@ export const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('
 export interface PageOptions {
   title: string;
   body: SafeHtml;
-  /** When someone is signed in: their name and the CSRF token for the sign-out form. */
-  signedIn?: { name: string; csrf: string };
+  /**
+   * When someone is signed in: their name and the CSRF token for the sign-out form; on the person's own
+   * pages also the count of decisions awaiting them, shown beside the navigation.
+   */
+  signedIn?: { name: string; csrf: string; pending?: number };
 }
 
 export function page({ title, body, signedIn }: PageOptions): string {
@@ -82,6 +95,9 @@ export function page({ title, body, signedIn }: PageOptions): string {
 <body>
 <header>
 <strong>Atrium</strong>
+${signedIn?.pending !== undefined
+  ? html`<nav aria-label="Your pages"><a href="/inbox">Inbox${signedIn.pending ? html` <span aria-label="${signedIn.pending} pending">(${signedIn.pending})</span>` : ''}</a><a href="/rules">Rules</a><a href="/connections">Connections</a></nav>`
+  : ''}
 ${signedIn
   ? html`<form method="post" action="/signout"><span>${signedIn.name}</span> <input type="hidden" name="csrf" value="${signedIn.csrf}"> <button type="submit">Sign out</button></form>`
   : ''}

@@ -1,5 +1,5 @@
 /**
- * The people's web pages (DESIGN 4.6): home, sign-in, consent, connected apps and the MCP tools reference. Server-rendered HTML that
+ * The people's web pages (DESIGN 4.6): home, sign-in, consent, the inbox, learned rules, connected apps and the MCP tools reference. Server-rendered HTML that
  * works without JavaScript. Everything registered here shares one encapsulated scope carrying the cookie
  * and form parsers and the page security headers: framing is forbidden (`X-Frame-Options: DENY`, CSP
  * `frame-ancestors 'none'`), nothing but our one inline stylesheet may load, and no page is cached.
@@ -13,6 +13,8 @@ import type { OrgContext } from '../context.js';
 import { loadSharedSecret } from '../shared-secrets.js';
 import { registerConnectionsPage } from './connections.js';
 import { registerConsentPage } from './consent.js';
+import { registerInboxPage } from './inbox.js';
+import { registerRulesPage } from './rules.js';
 import { html, STYLE_HASH } from './html.js';
 import { sendPage, type WebContext } from './respond.js';
 import { registerSignInPages } from './signin.js';
@@ -57,6 +59,8 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerSignInPages(scope, web);
     registerConsentPage(scope, web);
     registerConnectionsPage(scope, web);
+    registerInboxPage(scope, web);
+    registerRulesPage(scope, web);
     registerToolsPage(scope, web, tools);
     registerHomePage(scope, web);
   });

@@ -1,7 +1,9 @@
 /** Small helpers every page module shares. */
 import type { FastifyReply } from 'fastify';
 import type { OrgContext } from '../context.js';
+import { countPendingDecisions } from '../decisions.js';
 import { html, page, type SafeHtml } from './html.js';
+import type { Session } from './sessions.js';
 
 export interface WebContext {
   ctx: OrgContext;
@@ -14,7 +16,7 @@ export function sendPage(
   status: number,
   title: string,
   body: SafeHtml,
-  signedIn?: { name: string; csrf: string },
+  signedIn?: { name: string; csrf: string; pending?: number },
 ): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(page({ title, body, signedIn }));
 }
@@ -34,4 +36,17 @@ export function sendCsrfFailure(reply: FastifyReply): FastifyReply {
     'Form expired',
     html`<h1>This form has expired</h1><p role="alert">Nothing was changed. Go back, reload the page and try again.</p>`,
   );
+}
+
+/** One of the signed-in person's own pages (inbox, rules, connections): navigation and the pending count. */
+export async function sendPersonalPage(
+  web: WebContext,
+  reply: FastifyReply,
+  session: Session,
+  csrf: string,
+  title: string,
+  body: SafeHtml,
+): Promise<FastifyReply> {
+  const pending = await countPendingDecisions(web.ctx.db, session.person);
+  return sendPage(reply, 200, title, body, { name: session.person.name, csrf, pending });
 }

@@ -1,0 +1,36 @@
+/**
+ * The `content` connector (DESIGN 4.2): runs a content action through the content REST API (interface C)
+ * with `Authorization: Bearer <CONTENT_API_SECRET>` — the configured secret, or the one the content service
+ * generated in the shared data dir on its first start. The write is recorded as the acting agent
+ * (`actor_type: agent`). The content's answer is the operation's result.
+ */
+import { CONTENT_SECRET_NAME, readStoredSecret } from '../../platform/secrets.js';
+import type { OrgContext } from '../context.js';
+import { failure, type RunnerOutcome } from '../operations/operations.js';
+import { contentRequest } from './content-actions.js';
+import { CONNECTOR_TIMEOUT_MS, readAnswer, type ConnectorCall } from './index.js';
+
+export async function runContentAction(ctx: OrgContext, connector: { action: string }, call: ConnectorCall): Promise<RunnerOutcome> {
+  const base = ctx.config.content?.url;
+  if (!base) return { status: 'failed', error: failure('connector_failed', 'no content service is configured (CONTENT_PUBLIC_URL)') };
+  const secret = ctx.config.content?.apiSecret ?? (await readStoredSecret(ctx.config.dataDir, CONTENT_SECRET_NAME));
+  if (!secret) return { status: 'failed', error: failure('connector_failed', 'the content secret is unknown: set CONTENT_API_SECRET or start the content service once') };
+  const request = contentRequest(connector.action, call.input as Record<string, unknown>);
+  let response: Response;
+  try {
+    response = await fetch(base + request.path, {
+      method: request.method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+      body: JSON.stringify({ ...request.body, actor_id: call.agent.key ?? call.agent.name, actor_type: 'agent' }),
+      signal: AbortSignal.timeout(CONNECTOR_TIMEOUT_MS),
+    });
+  } catch (error) {
+    return { status: 'failed', error: failure('connector_failed', `the content service could not be reached: ${(error as Error).message}`) };
+  }
+  const answer = await readAnswer(response);
+  if (!response.ok) {
+    const detail = (answer as { error?: { code?: string; message?: string } } | null)?.error;
+    return { status: 'failed', error: failure('connector_failed', `the content service answered ${response.status}${detail ? ` ${detail.code}: ${detail.message}` : ''}`) };
+  }
+  return { status: 'succeeded', result: answer };
+}

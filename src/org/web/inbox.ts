@@ -1,0 +1,128 @@
+/**
+ * GET /inbox and POST /inbox/resolve (DESIGN 4.4, 4.6): the decisions awaiting the signed-in person —
+ * actions the runtime gate paused, over agents they are responsible for (all of them for an owner or
+ * admin) — with the capability, agent, risk, reasons and the exact input, and Approve / Deny with an
+ * optional note and "remember". A person may approve here what their own client asked for.
+ *
+ * Below them, the open questions agents asked on tasks in the person's spaces, each with an answer field
+ * and Answer (POST /inbox/answer), answered exactly as `answer_task` does.
+ */
+import type { FastifyInstance } from 'fastify';
+import { decisionsFor, resolveDecision } from '../decisions.js';
+import { listSpaceIdsOfPerson } from '../spaces.js';
+import { answerTask, answerTaskInput, listOpenTaskQuestions } from '../tasks.js';
+import { checkCsrfToken, issueCsrfToken } from './csrf.js';
+import { formatTime, html } from './html.js';
+import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
+import { signInUrl } from './return-to.js';
+import { currentSession } from './sessions.js';
+
+const DONE: Record<string, string> = {
+  approved: 'Approved: the action runs now.',
+  denied: 'Denied: the action will not run.',
+  answered: 'Answered: the agent receives your answer.',
+};
+
+export function registerInboxPage(app: FastifyInstance, web: WebContext): void {
+  const { ctx, csrfKey } = web;
+
+  app.get('/inbox', async (request, reply) => {
+    const session = await currentSession(ctx, request);
+    if (!session) return reply.redirect(signInUrl('/inbox'), 303);
+    const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
+    const pending = await decisionsFor(ctx.db, { person: session.person, clientId: null }, { status: 'pending' });
+    const done = DONE[(request.query as Record<string, string>).done ?? ''];
+    const spaceIds = await listSpaceIdsOfPerson(ctx.db, session.person.id);
+    const questions = await listOpenTaskQuestions(ctx.db, spaceIds);
+
+    const body = html`<h1>Inbox</h1>
+${done ? html`<p role="status">${done}</p>` : ''}
+<h2>Decisions awaiting you</h2>
+${pending.length
+  ? pending.map(
+      (decision) => html`<section aria-label="Decision ${decision.action.capability_name}">
+<h3>${decision.action.capability_name}</h3>
+<dl>
+<dt>Capability</dt><dd>${decision.action.capability_key}</dd>
+<dt>Agent</dt><dd>${decision.agent.name}</dd>
+<dt>Risk</dt><dd>${decision.risk}</dd>
+<dt>Why it paused</dt><dd><ul>${decision.reasons.map((reason) => html`<li>${reason}</li>`)}</ul></dd>
+<dt>Arguments</dt><dd><pre>${JSON.stringify(decision.action.input, null, 2)}</pre></dd>
+<dt>Expires</dt><dd>${formatTime(decision.expires_at)}</dd>
+</dl>
+<form method="post" action="/inbox/resolve">
+<input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="decision_id" value="${decision.id}">
+<label for="note-${decision.id}">Note (optional)</label>
+<textarea id="note-${decision.id}" name="note" rows="2" maxlength="2000"></textarea>
+<p><input type="checkbox" id="remember-${decision.id}" name="remember" value="1"> <label class="inline" for="remember-${decision.id}">Remember: let ${decision.agent.name} do this without asking again</label></p>
+<p><input type="checkbox" id="same-${decision.id}" name="same_input" value="1"> <label class="inline" for="same-${decision.id}">Only with these exact arguments</label></p>
+<label for="until-${decision.id}">Remember until (optional)</label>
+<input type="date" id="until-${decision.id}" name="remember_until">
+<div class="actions">
+<button type="submit" name="outcome" value="approve">Approve</button>
+<button type="submit" name="outcome" value="deny">Deny</button>
+</div>
+</form>
+</section>`,
+    )
+  : html`<p>Nothing is waiting for you.</p>`}
+<h2>Questions from agents</h2>
+${questions.length
+  ? questions.map(
+      ({ task_id, task_title, question }) => html`<section aria-label="Question on ${task_title}">
+<h3>${task_title}</h3>
+<p>${question.text}</p>
+<form method="post" action="/inbox/answer">
+<input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="task_id" value="${task_id}">
+<input type="hidden" name="question_id" value="${question.id}">
+<label for="answer-${question.id}">Your answer</label>
+<textarea id="answer-${question.id}" name="answer" rows="3" maxlength="10000" required></textarea>
+<button type="submit">Answer</button>
+</form>
+</section>`,
+    )
+  : html`<p>No open questions.</p>`}`;
+    return sendPersonalPage(web, reply, session, csrf, 'Inbox', body);
+  });
+
+  app.post('/inbox/resolve', async (request, reply) => {
+    const session = await currentSession(ctx, request);
+    if (!session) return reply.redirect(signInUrl('/inbox'), 303);
+    if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    const outcome = formField(request.body, 'outcome');
+    const decisionId = formField(request.body, 'decision_id');
+    if ((outcome !== 'approve' && outcome !== 'deny') || !decisionId) return reply.redirect('/inbox', 303);
+    const note = formField(request.body, 'note')?.trim().slice(0, 2000) || undefined;
+    const until = formField(request.body, 'remember_until');
+    const remember =
+      outcome === 'approve' && formField(request.body, 'remember') === '1'
+        ? { same_input: formField(request.body, 'same_input') === '1', ...(until ? { until: endOfDay(until) } : {}) }
+        : undefined;
+    await ctx.db.transaction((tx) =>
+      resolveDecision(ctx, tx, { decisionId, outcome, note, remember }, { person: session.person, clientId: null }),
+    );
+    return reply.redirect(`/inbox?done=${outcome === 'approve' ? 'approved' : 'denied'}`, 303);
+  });
+
+  app.post('/inbox/answer', async (request, reply) => {
+    const session = await currentSession(ctx, request);
+    if (!session) return reply.redirect(signInUrl('/inbox'), 303);
+    if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    const parsed = answerTaskInput.safeParse({
+      task_id: formField(request.body, 'task_id'),
+      question_id: formField(request.body, 'question_id'),
+      answer: formField(request.body, 'answer'),
+    });
+    if (!parsed.success) return reply.redirect('/inbox', 303);
+    const spaceIds = await listSpaceIdsOfPerson(ctx.db, session.person.id);
+    await answerTask(ctx, ctx.db, parsed.data, { personId: session.person.id, clientId: null, spaceIds });
+    return reply.redirect('/inbox?done=answered', 303);
+  });
+}
+
+/** A date picked in the form means "through that day" (UTC). */
+function endOfDay(date: string): string {
+  return /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T23:59:59.999Z` : date;
+}

@@ -1,0 +1,66 @@
+/**
+ * The inbox's open task questions (DESIGN 4.6): a question an agent asked on a task in the person's space is
+ * listed with Answer; answering there answers the task as answer_task does, and the question leaves the inbox.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { askTaskQuestion, startTask } from '../../src/org/tasks.js';
+import { engines } from '../helpers/databases.js';
+import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
+import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
+import { Browserless } from './web-client.js';
+
+describe.each(engines)('task questions in the inbox on %s', (engine) => {
+  let org: TestOrg;
+  let owner: OrgMcp;
+
+  beforeAll(async () => {
+    const orgFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'atrium-inbox-')), 'org.yaml');
+    await writeFile(
+      orgFile,
+      `spaces: [{ key: general, name: General, members: [${OWNER.email}] }]
+agents:
+  - { key: scribe, name: Scribe, autonomy: 2, responsible: ${OWNER.email}, delivery: { kind: webhook, url: "http://127.0.0.1:9/agent" } }
+`,
+    );
+    // The agent's side stands still: the task operation stays running, as with an agent answering later.
+    org = await startOrg(engine, { config: { orgFile }, operationRunners: { task: async () => ({ status: 'running' }) } });
+    owner = await connectOrgMcp(org, { scopes: ['task:read', 'task:write'] });
+  });
+  afterAll(async () => {
+    await owner?.close();
+    await org?.close();
+  });
+
+  it('lists the question with Answer, and answering it there answers the task', async () => {
+    const context = await owner.callOk('service_context');
+    const scribe = context.agents.find((agent: { key: string }) => agent.key === 'scribe').id;
+    const task = await owner.callOk('create_task', { space_id: context.spaces[0].id, title: 'Plan the offsite', assignee_agent_id: scribe });
+    const ctx = org.service.ctx;
+    await startTask(ctx, ctx.db, task.id);
+    const questionId = await askTaskQuestion(ctx, ctx.db, task.id, { text: 'Which city?', askedBy: scribe });
+
+    const browser = new Browserless(org.url);
+    await browser.signIn(OWNER.email, OWNER.password);
+    const inbox = await browser.get('/inbox');
+    expect(inbox.text).toContain('aria-label="Question on Plan the offsite"');
+    expect(inbox.text).toContain('Which city?');
+    expect(inbox.text).toContain('<button type="submit">Answer</button>');
+    const forged = await browser.post('/inbox/answer', { csrf: 'forged', task_id: task.id, question_id: questionId, answer: 'Nowhere' });
+    expect(forged.status).toBe(403);
+
+    const answered = await browser.post('/inbox/answer', {
+      csrf: browser.hidden(inbox.text, 'csrf'),
+      task_id: browser.hidden(inbox.text, 'task_id'),
+      question_id: browser.hidden(inbox.text, 'question_id'),
+      answer: 'Lisbon',
+    });
+    expect(answered.status).toBe(303);
+    expect(answered.headers.get('location')).toBe('/inbox?done=answered');
+    const after = await owner.callOk('get_task', { task_id: task.id });
+    expect(after.questions).toEqual([expect.objectContaining({ id: questionId, answer: 'Lisbon', answered_by: { type: 'person', id: context.person.id } })]);
+    expect((await browser.get('/inbox')).text).toContain('No open questions.');
+  });
+});
