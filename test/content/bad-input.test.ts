@@ -203,6 +203,9 @@ function wholeBodyCases(base: unknown): BadRequest[] {
 
 const latin1 = (text: string) => Uint8Array.from(Buffer.from(text, 'latin1'));
 
+/** A decodable image: uploads are checked by their image header, not by their magic bytes alone. */
+const ONE_PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
 /** Broken multipart framing for the upload route (its field cases live in assets.test.ts). */
 function multipartCases(): BadRequest[] {
   const boundary = 'atrium-bad-input';
@@ -216,10 +219,10 @@ function multipartCases(): BadRequest[] {
     {
       name: 'a well-formed form whose actor holds a NUL character',
       raw: {
-        // latin1 keeps every character one byte, so the file part starts with the real PNG signature.
+        // latin1 keeps every character one byte, so the file part is a real, decodable 1×1 PNG.
         body: latin1(
           `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n` +
-          `\x89PNG\r\n\x1a\n0000000000\r\n` +
+          `${ONE_PIXEL_PNG.toString('latin1')}\r\n` +
           `--${boundary}\r\nContent-Disposition: form-data; name="actor_id"\r\n\r\nab\u0000cd\r\n` +
           `--${boundary}\r\nContent-Disposition: form-data; name="actor_type"\r\n\r\nhuman\r\n--${boundary}--\r\n`,
         ),
@@ -291,7 +294,7 @@ describe.each(engines)('bad input changes nothing on %s', (engine) => {
     await create('/changelog', { version: 'v2.0.0' });
     await create('/roadmap', { title: 'A target item', slug: fixtures.roadmap });
     const form = new FormData();
-    form.append('file', new Blob([new Uint8Array(Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'))], { type: 'image/png' }), 'a.png');
+    form.append('file', new Blob([new Uint8Array(ONE_PIXEL_PNG)], { type: 'image/png' }), 'a.png');
     form.append('actor_id', actor.actor_id);
     form.append('actor_type', actor.actor_type);
     fixtures.key = (await content.request('POST', '/assets/upload', { body: form, auth: true })).body.key;

@@ -121,5 +121,6 @@ export function registerPublicCache(app: HttpServer, feed: ChangeFeed, options: 
 function setValidatorHeaders(reply: FastifyReply, etag: string, anonymous: boolean): void {
   reply.header('etag', etag);
   reply.header('vary', 'Authorization');
-  if (!reply.hasHeader('cache-control')) reply.header('cache-control', anonymous ? 'public, no-cache' : 'private, no-cache');
+  // An authenticated answer already says no-store (rest/auth.ts noStoreWhenAuthenticated).
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', anonymous ? 'public, no-cache' : 'no-store');
 }
