@@ -7,39 +7,59 @@
  * OAuth and bearer refusals keep their RFC shapes (auth/errors.ts, mcp/bearer.ts). An operation that ends
  * badly is not a refusal: its `error` carries one of OPERATION_FAILURES.
  */
-import { AppError } from '../platform/errors.js';
+import { errorMaker, type ErrorCodes } from '../platform/errors.js';
+
+/** Every code an org tool or the agent API refuses with, and its HTTP status (listed in the README). */
+export const ORG_ERROR_CODES = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  no_space: 403,
+  not_found: 404,
+  invalid_state: 409,
+  idempotency_conflict: 409,
+  agent_disabled: 409,
+  agent_unreachable: 409,
+  budget_exceeded: 500,
+  not_implemented: 501,
+} as const satisfies ErrorCodes;
+
+const orgError = errorMaker(ORG_ERROR_CODES);
 
 export const orgErrors = {
-  invalidRequest: (message: string, details?: Record<string, unknown>) => new AppError('invalid_request', 400, message, details),
+  invalidRequest: (message: string, details?: Record<string, unknown>) => orgError('invalid_request', message, details),
   /**
    * One argument refused by a rule the input schema cannot check (it needs the database or the clock), in
    * the shape the registry gives schema refusals: the argument named in the message and in `details.issues`.
    */
   invalidArgument: (field: string, message: string) =>
-    new AppError('invalid_request', 400, `invalid arguments: ${field}: ${message}`, { issues: [{ field, message }] }),
-  /** DESIGN 4.3: an id the caller may not see is reported exactly as one that does not exist. */
-  notFound: (what: string) => new AppError('not_found', 404, `${what} not found`),
-  /** A refused move of a state machine; the message names the current status. */
-  invalidState: (message: string, details?: Record<string, unknown>) => new AppError('invalid_state', 409, message, details),
+    orgError('invalid_request', `invalid arguments: ${field}: ${message}`, { issues: [{ field, message }] }),
+  /** The agent API without a valid callback token (RFC 6750 §3.1; the challenge is `WWW-Authenticate: Bearer`). */
+  unauthorized: (message: string) => orgError('unauthorized', message),
+  /** Allowed by scope, refused by a rule of the organization (self-approval, …). */
+  forbidden: (message: string) => orgError('forbidden', message),
   /** Spec 4.2 rule 2, DESIGN 4.3: with no space to place work in, the client must stop. */
   noSpace: () =>
-    new AppError(
-      'no_space',
-      403,
-      'you belong to no space, so no work can be placed: stop here and ask the person to have an owner or admin add them to a space',
-    ),
+    orgError('no_space', 'you belong to no space, so no work can be placed: stop here and ask the person to have an owner or admin add them to a space'),
+  /** DESIGN 4.3: an id the caller may not see is reported exactly as one that does not exist. */
+  notFound: (what: string) => orgError('not_found', `${what} not found`),
+  /** A refused move of a state machine; the message names the current status. */
+  invalidState: (message: string, details?: Record<string, unknown>) => orgError('invalid_state', message, details),
   /** DESIGN 4.3: the same idempotency key sent again with different arguments. */
   idempotencyConflict: () =>
-    new AppError('idempotency_conflict', 409, 'this idempotency_key was already used with different arguments; use a new key for a new request'),
-  /** Allowed by scope, refused by a rule of the organization (self-approval, a disabled agent, …). */
-  forbidden: (message: string) => new AppError('forbidden', 403, message),
-  /** A connected thing that cannot do what was asked (an agent without delivery, …). */
-  unavailable: (message: string) => new AppError('unavailable', 409, message),
+    orgError('idempotency_conflict', 'this idempotency_key was already used with different arguments; use a new key for a new request'),
+  /** DESIGN 4.4 hard deny: a disabled agent receives no work. */
+  agentDisabled: (name: string) =>
+    orgError('agent_disabled', `the agent ${name} is disabled, so it receives no work; ask its responsible person to enable it`),
+  /**
+   * DESIGN 4.5: only an agent with a webhook delivery (and its signing secret set) can be sent work; the
+   * built-in assistant is asked with `ask`, and a connected client calls tools itself.
+   */
+  agentUnreachable: (message: string, details?: Record<string, unknown>) => orgError('agent_unreachable', message, details),
   /** Spec 7.1: HTTP 500 while the work goes on; the retry with the same key returns what it produced. */
   budgetExceeded: (seconds: number) =>
-    new AppError('budget_exceeded', 500, `the tool ran past its ${seconds}-second budget; its work may still finish: retry with the same idempotency_key`),
-  notImplemented: (what: string) => new AppError('not_implemented', 501, `${what} is not available yet`),
-  internal: () => new AppError('internal_error', 500, 'internal server error'),
+    orgError('budget_exceeded', `the tool ran past its ${seconds}-second budget; its work may still finish: retry with the same idempotency_key`),
+  notImplemented: (what: string) => orgError('not_implemented', `${what} is not available yet`),
 } as const;
 
 /** The `error.code` of a failed operation (DESIGN 4.4, 4.5), beside codes of the catalogue above. */

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { CONTENT_ERROR_CODES } from '../../src/content/errors.js';
+import { OPERATION_FAILURES, ORG_ERROR_CODES } from '../../src/org/errors.js';
 import { PLATFORM_ERROR_CODES } from '../../src/platform/errors.js';
 
 /** The rows of the README's error table: `| \`code\` | status | when |`. */
@@ -13,8 +14,16 @@ async function readmeErrorTable(): Promise<Map<string, number>> {
 describe.each([
   ['platform', PLATFORM_ERROR_CODES],
   ['content', CONTENT_ERROR_CODES],
+  ['org', ORG_ERROR_CODES],
 ])('the %s error catalogue', (_name, codes: Readonly<Record<string, number>>) => {
   it.each(Object.entries(codes))('documents %s with status %i in the README error table', async (code, status) => {
     expect((await readmeErrorTable()).get(code)).toBe(status);
+  });
+});
+
+describe('the failures of an operation', () => {
+  it.each(Object.keys(OPERATION_FAILURES))('documents %s in the README', async (code) => {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(readme).toMatch(new RegExp(`^\\| \`${code}\` \\| [a-z]`, 'm'));
   });
 });
