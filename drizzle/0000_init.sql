@@ -120,6 +120,14 @@ CREATE TABLE "roadmap_votes" (
 	CONSTRAINT "roadmap_votes_item_id_voter_id_pk" PRIMARY KEY("item_id","voter_id")
 );
 --> statement-breakpoint
+CREATE TABLE "agent_usage" (
+	"agent_id" text NOT NULL,
+	"month" text NOT NULL,
+	"used" integer DEFAULT 0 NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "agent_usage_agent_id_month_pk" PRIMARY KEY("agent_id","month")
+);
+--> statement-breakpoint
 CREATE TABLE "agents" (
 	"id" text PRIMARY KEY NOT NULL,
 	"key" text,
@@ -137,6 +145,13 @@ CREATE TABLE "agents" (
 	CONSTRAINT "agents_key_unique" UNIQUE("key")
 );
 --> statement-breakpoint
+CREATE TABLE "callback_tokens" (
+	"hash" text PRIMARY KEY NOT NULL,
+	"operation_id" text NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "capabilities" (
 	"id" text PRIMARY KEY NOT NULL,
 	"key" text NOT NULL,
@@ -150,6 +165,19 @@ CREATE TABLE "capabilities" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "capabilities_key_unique" UNIQUE("key")
+);
+--> statement-breakpoint
+CREATE TABLE "deliveries" (
+	"id" text PRIMARY KEY NOT NULL,
+	"operation_id" text NOT NULL,
+	"type" text NOT NULL,
+	"content" jsonb NOT NULL,
+	"status" text DEFAULT 'pending' NOT NULL,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"first_attempt_at" timestamp with time zone,
+	"last_error" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "idempotency_keys" (
@@ -315,7 +343,10 @@ CREATE TABLE "oauth_tokens" (
 );
 --> statement-breakpoint
 ALTER TABLE "roadmap_votes" ADD CONSTRAINT "roadmap_votes_item_id_roadmap_items_id_fk" FOREIGN KEY ("item_id") REFERENCES "roadmap_items"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "agent_usage" ADD CONSTRAINT "agent_usage_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "agents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "agents" ADD CONSTRAINT "agents_responsible_person_id_people_id_fk" FOREIGN KEY ("responsible_person_id") REFERENCES "people"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "callback_tokens" ADD CONSTRAINT "callback_tokens_operation_id_operations_id_fk" FOREIGN KEY ("operation_id") REFERENCES "operations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "deliveries" ADD CONSTRAINT "deliveries_operation_id_operations_id_fk" FOREIGN KEY ("operation_id") REFERENCES "operations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "idempotency_keys" ADD CONSTRAINT "idempotency_keys_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "operations" ADD CONSTRAINT "operations_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "operations" ADD CONSTRAINT "operations_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "agents"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
@@ -337,6 +368,8 @@ CREATE INDEX "changelog_entries_search_idx" ON "changelog_entries" USING gin ("s
 CREATE INDEX "roadmap_items_order_idx" ON "roadmap_items" USING btree ("priority_rank" DESC NULLS LAST,"updated_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "roadmap_items_search_idx" ON "roadmap_items" USING gin ("search_text" gin_trgm_ops) WITH (fastupdate=false);--> statement-breakpoint
 CREATE UNIQUE INDEX "agents_client_person_idx" ON "agents" USING btree ("client_id","responsible_person_id") WHERE kind = 'client';--> statement-breakpoint
+CREATE INDEX "callback_tokens_operation_idx" ON "callback_tokens" USING btree ("operation_id");--> statement-breakpoint
+CREATE INDEX "deliveries_operation_idx" ON "deliveries" USING btree ("operation_id");--> statement-breakpoint
 CREATE INDEX "idempotency_keys_created_idx" ON "idempotency_keys" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "operations_person_idx" ON "operations" USING btree ("person_id","created_at");--> statement-breakpoint
 CREATE INDEX "space_members_person_idx" ON "space_members" USING btree ("person_id");--> statement-breakpoint

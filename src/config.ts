@@ -33,6 +33,10 @@ const envSchema = z.object({
   LLM_BASE_URL: url.optional(),
   LLM_API_KEY: optionalText,
   LLM_MODEL: optionalText,
+  /** How long an agent's webhook delivery is retried before its operation fails `undeliverable` (DESIGN 4.5). */
+  AGENT_DELIVERY_WINDOW_SECONDS: z.coerce.number().int().min(1).default(600),
+  /** How long one delivery attempt waits for the agent's answer. */
+  AGENT_DELIVERY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(10),
   /**
    * Reverse proxies whose X-Forwarded-For is believed (Fastify's `trustProxy`): `true`, or a comma-separated
    * list of their addresses/CIDRs. Unset: the socket address is the client, so per-client rate limits stay
@@ -81,8 +85,23 @@ export interface OrgConfig {
   /** URL and secret of the content service when it runs beside org (for the publish capability). */
   content?: { url: string; apiSecret?: string };
   llm: { baseUrl?: string; apiKey?: string; model?: string };
+  /**
+   * Resolves a secret the organization file names by environment variable (`secret_env`, DESIGN 4.2);
+   * absent, no such secret is available. Read per use, so a secret set after the file was applied counts.
+   */
+  resolveSecret?: SecretResolver;
+  /** Webhook delivery to agents (delivery/deliveries.ts); defaults: 600-second retry window, 10-second attempts. */
+  delivery?: { windowSeconds?: number; timeoutSeconds?: number };
   trustProxy?: string;
   logLevel: string;
+}
+
+/** The value of a named secret (`secret_env`), or undefined when it is not set. */
+export type SecretResolver = (name: string) => string | undefined;
+
+/** Secrets named by the organization file, read from `env` (by default this process's environment). */
+export function secretResolver(env: NodeJS.ProcessEnv = process.env): SecretResolver {
+  return (name) => env[name] || undefined;
 }
 
 export interface Config {
@@ -136,6 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     registrationsPerHour: e.ORG_REGISTRATIONS_PER_HOUR,
     content: { url: contentPublicUrl, apiSecret: e.CONTENT_API_SECRET },
     llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL },
+    resolveSecret: secretResolver(env),
+    delivery: { windowSeconds: e.AGENT_DELIVERY_WINDOW_SECONDS, timeoutSeconds: e.AGENT_DELIVERY_TIMEOUT_SECONDS },
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
   };

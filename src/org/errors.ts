@@ -32,6 +32,16 @@ export const orgErrors = {
   /** Spec 7.1: HTTP 500 while the work goes on; the retry with the same key returns what it produced. */
   budgetExceeded: (seconds: number) =>
     new AppError('budget_exceeded', 500, `the tool ran past its ${seconds}-second budget; its work may still finish: retry with the same idempotency_key`),
+  /** DESIGN 4.4 hard deny: a disabled agent receives no work. */
+  agentDisabled: (name: string) =>
+    new AppError('agent_disabled', 409, `the agent ${name} is disabled, so it receives no work; ask its responsible person to enable it`),
+  /**
+   * DESIGN 4.5: only an agent with a webhook delivery (and its signing secret set) can be sent work; the
+   * built-in assistant is asked with `ask`, and a connected client calls tools itself.
+   */
+  agentUnreachable: (message: string, details?: Record<string, unknown>) => new AppError('agent_unreachable', 409, message, details),
+  /** The agent API without a valid callback token (RFC 6750 §3.1; the challenge is `WWW-Authenticate: Bearer`). */
+  unauthorized: (message: string) => new AppError('unauthorized', 401, message),
   notImplemented: (what: string) => new AppError('not_implemented', 501, `${what} is not available yet`),
   internal: () => new AppError('internal_error', 500, 'internal server error'),
 } as const;

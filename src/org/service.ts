@@ -9,6 +9,8 @@ import { createHttpServer, type HttpServer } from '../platform/http.js';
 import { startJobWorker, type JobWorker } from '../platform/jobs.js';
 import { registerAuthRoutes } from '../auth/routes.js';
 import { bootstrapOrganization } from './bootstrap.js';
+import { registerAgentApi } from './delivery/agent-api.js';
+import { deliveryJobHandlers } from './delivery/deliveries.js';
 import type { OrgContext } from './context.js';
 import { ensureHousekeepingScheduled, HOUSEKEEPING_JOB, housekeepingJob } from './housekeeping.js';
 import { registerOrgMcp } from './mcp/server.js';
@@ -57,6 +59,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
     handlers: {
       [HOUSEKEEPING_JOB]: housekeepingJob(ctx),
       ...operationJobHandlers(ctx, options.operationRunners ?? operationRunners),
+      ...deliveryJobHandlers(ctx),
     },
     log: app.log,
     leaseSeconds: options.jobLeaseSeconds,
@@ -71,6 +74,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   registerAuthRoutes(app, ctx);
   await registerWebPages(app, ctx);
   registerOrgMcp(app, ctx, { tools: options.mcpTools, budgetMs: options.toolBudgetMs });
+  registerAgentApi(app, ctx);
 
   app.addHook('onClose', async () => {
     await worker.stop();

@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { OrgConfig } from '../../src/config.js';
+import { secretResolver, type OrgConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/platform/database.js';
 import { createOrgService, type OrgService, type OrgServiceOptions } from '../../src/org/service.js';
 import { testDatabase, type Engine, type TestDatabase } from './databases.js';
@@ -48,6 +48,7 @@ export async function startOrg(engine: Engine, options: StartOrgOptions = {}): P
     // Every test client registers from 127.0.0.1; registration-limit.test.ts checks the real default.
     registrationsPerHour: 10_000,
     llm: {},
+    resolveSecret: secretResolver(),
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...options.config,
   };

@@ -17,6 +17,7 @@ import { allowedHostnames } from '../../platform/mcp/host-guard.js';
 import { buildMcpToolRegistry } from '../../platform/mcp/tools.js';
 import type { OrgContext } from '../context.js';
 import { authenticateBearer, BearerRefusal } from './bearer.js';
+import { agentTools } from './agent-tools.js';
 import { contextTools } from './context-tools.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
 import { operationTools } from './operation-tools.js';
@@ -32,7 +33,7 @@ export const ORG_MCP_SESSION_SCOPE = 'org';
 const MAX_BATCH_LENGTH = 25;
 
 /** Every org tool, each carrying its scope. */
-export const orgTools: readonly OrgToolDefinition[] = [...contextTools, ...operationTools];
+export const orgTools: readonly OrgToolDefinition[] = [...contextTools, ...operationTools, ...agentTools];
 
 export interface OrgMcpOptions {
   tools?: readonly OrgToolDefinition[];

@@ -1,0 +1,132 @@
+/**
+ * The agent API (DESIGN 4.5): where an agent reports on work it was delivered, under the delivery's
+ * `callback.url` (`{ORG_PUBLIC_URL}/agent-api/operations/:operation_id`), authenticated by the delivery's
+ * `callback.token` as a bearer token (callback-tokens.ts).
+ *
+ * Order of refusals: no valid token for this operation 401 (before the body is read) → malformed body 400 →
+ * the operation already ended 409 `invalid_state`.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { HttpServer } from '../../platform/http.js';
+import type { OrgContext } from '../context.js';
+import { orgErrors } from '../errors.js';
+import { addProgress, findOperation, operationRecord, toOperationRecord, type OperationRecord } from '../operations/operations.js';
+import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
+import { authenticateCallback } from './callback-tokens.js';
+import { finishWork } from './work.js';
+
+export const AGENT_API_PREFIX = '/agent-api/operations/:operation_id';
+
+const params = z.object({ operation_id: z.string().min(1).max(200) });
+const progressBody = z.strictObject({ message: z.string().min(1).max(2000), percent: z.number().min(0).max(100).optional() });
+const completeBody = z.strictObject({ result: z.unknown() }).refine((body) => 'result' in body, { message: 'result is required', path: ['result'] });
+const failBody = z.strictObject({
+  error: z.union([z.string().min(1).max(2000), z.strictObject({ message: z.string().min(1).max(2000), code: z.string().max(100).optional() })]),
+});
+const questionBody = z.strictObject({ text: z.string().min(1).max(2000) });
+const executeBody = z.strictObject({ input: z.record(z.string(), z.unknown()), idempotency_key: z.string().min(1).max(200) });
+const executeParams = params.extend({ capability_id: z.string().min(1).max(200) });
+const memoryQuery = z.strictObject({ query: z.string().min(1).max(500) });
+const reported = z.object({ operation: operationRecord });
+
+const tags = ['agent API'];
+
+/** The operation the request's token was issued for (set by the authentication hook). */
+const authenticated = new WeakMap<FastifyRequest, OperationRow>();
+
+export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
+  app.register(
+    async (plugin) => {
+      const scope = plugin.withTypeProvider<ZodTypeProvider>();
+      // Authentication comes first, so an agent without a valid token learns nothing about bodies or states.
+      scope.addHook('onRequest', async (request) => {
+        const header = request.headers.authorization ?? '';
+        const token = /^Bearer +(\S+)$/i.exec(header)?.[1];
+        const { operation_id } = request.params as { operation_id: string };
+        authenticated.set(request, await authenticateCallback(ctx.db, operation_id, token));
+      });
+
+      scope.post(
+        '/progress',
+        { schema: { tags, summary: 'Add a progress event', params, body: progressBody, response: { 200: reported } } },
+        async (request) => {
+          const operation = current(request);
+          await addProgress(ctx, ctx.db, operation.id, request.body);
+          return { operation: await reload(ctx, operation.id) };
+        },
+      );
+
+      scope.post(
+        '/complete',
+        { schema: { tags, summary: 'The work succeeded with this result', params, body: completeBody, response: { 200: reported } } },
+        async (request) => {
+          const row = await finishWork(ctx, ctx.db, current(request), { status: 'succeeded', result: request.body.result });
+          return { operation: toOperationRecord(row) };
+        },
+      );
+
+      scope.post(
+        '/fail',
+        { schema: { tags, summary: 'The work failed', params, body: failBody, response: { 200: reported } } },
+        async (request) => {
+          const { error } = request.body;
+          const message = typeof error === 'string' ? error : error.message;
+          const row = await finishWork(ctx, ctx.db, current(request), { status: 'failed', error: { code: 'agent_failed', message } });
+          return { operation: toOperationRecord(row) };
+        },
+      );
+
+      scope.post(
+        '/questions',
+        { schema: { tags, summary: "Ask the task's people a question (task deliveries)", params, body: questionBody } },
+        async (request) => {
+          const operation = stillRunning(current(request));
+          if (operation.kind !== 'task') throw orgErrors.invalidRequest('questions are asked on task deliveries only; this operation is a ' + operation.kind);
+          throw orgErrors.notImplemented('questions on tasks');
+        },
+      );
+
+      scope.get('/memory', { schema: { tags, summary: "Search the organization's memory", params, querystring: memoryQuery } }, async (request) => {
+        stillRunning(current(request));
+        throw orgErrors.notImplemented('memory search for agents');
+      });
+
+      scope.post('/memory', { schema: { tags, summary: "Record memory in the operation's space", params } }, async (request) => {
+        stillRunning(current(request));
+        throw orgErrors.notImplemented('recording memory for agents');
+      });
+
+      scope.post(
+        '/capabilities/:capability_id/execute',
+        { schema: { tags, summary: 'Run a capability through the gate as this agent', params: executeParams, body: executeBody } },
+        async (request) => {
+          stillRunning(current(request));
+          throw orgErrors.notImplemented('capability execution');
+        },
+      );
+    },
+    { prefix: AGENT_API_PREFIX },
+  );
+}
+
+function current(request: FastifyRequest): OperationRow {
+  const operation = authenticated.get(request);
+  if (!operation) throw orgErrors.unauthorized('the callback token is missing, wrong or expired for this operation');
+  return operation;
+}
+
+/** A report on work that ended is refused, naming how it ended (the grace period of callback-tokens.ts). */
+function stillRunning(operation: OperationRow): OperationRow {
+  if (SETTLED_STATUSES.includes(operation.status)) {
+    throw orgErrors.invalidState(`the operation is ${operation.status}, so it takes no more reports`, { status: operation.status });
+  }
+  return operation;
+}
+
+async function reload(ctx: OrgContext, id: string): Promise<OperationRecord> {
+  const row = await findOperation(ctx.db, id);
+  if (!row) throw orgErrors.notFound('operation');
+  return toOperationRecord(row);
+}

@@ -1,0 +1,78 @@
+/**
+ * Speaking to the org MCP endpoint as a connected client would: a token from the real OAuth flow
+ * (oauth-flow.ts) for the scopes a test needs, then the official SDK client with that bearer token.
+ * `callOk` checks what every org result must be: JSON text and the same object as `structuredContent`.
+ */
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import { expect } from 'vitest';
+import type { TestOrg } from '../helpers/org.js';
+import { connectClient, type ConnectOptions, type ConnectedClient } from './oauth-flow.js';
+
+/** Every scope of spec 2.3. */
+export const ALL_SCOPES = [
+  'service:ask',
+  'agents:message',
+  'memory:read',
+  'memory:write',
+  'task:read',
+  'task:write',
+  'integrations:read',
+  'integrations:act',
+  'governance:admin',
+];
+
+export interface OrgMcp {
+  client: Client;
+  connected: ConnectedClient;
+  /** The result object of a successful call; fails the test on an error result. */
+  callOk(name: string, args?: Record<string, unknown>): Promise<any>;
+  /** The catalogued error `{code, message, details}` of a refused call; fails on success. */
+  callError(name: string, args?: Record<string, unknown>): Promise<{ code: string; message: string; details?: any }>;
+  close(): Promise<void>;
+}
+
+/** A person's client, authorized through OAuth for `scopes` (default all), with an initialized SDK session. */
+export async function connectOrgMcp(org: TestOrg, options: ConnectOptions = {}): Promise<OrgMcp> {
+  const connected = await connectClient(org, { scopes: ALL_SCOPES, ...options });
+  return openOrgMcp(org, connected);
+}
+
+/** An SDK session for a token the test already holds. */
+export async function openOrgMcp(org: TestOrg, connected: ConnectedClient): Promise<OrgMcp> {
+  const client = new Client({ name: 'org-test-client', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${org.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${connected.accessToken}` } },
+  });
+  await client.connect(transport);
+  return {
+    client,
+    connected,
+    async callOk(name, args = {}) {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const text = textOf(result);
+      if (result.isError) throw new Error(`${name} answered an error: ${text}`);
+      const value = JSON.parse(text);
+      expect(result.structuredContent).toEqual(value);
+      return value;
+    },
+    async callError(name, args = {}) {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const text = textOf(result);
+      expect(result.isError, `${name} should be refused, got ${text}`).toBe(true);
+      const body = JSON.parse(text);
+      expect(Object.keys(body)).toEqual(['error']);
+      return body.error;
+    },
+    async close() {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    },
+  };
+}
+
+function textOf(result: CallToolResult): string {
+  expect(result.content).toHaveLength(1);
+  const [content] = result.content;
+  expect(content.type).toBe('text');
+  return (content as { text: string }).text;
+}
