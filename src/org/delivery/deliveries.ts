@@ -62,6 +62,22 @@ export async function queueDelivery(ctx: OrgContext, db: Queryable, operationId:
 }
 
 /**
+ * DESIGN 4.5: the answer to a task's question goes to the agent as a `type: answer` delivery in the
+ * operation it asked from, in `db` (the transaction that records the answer).
+ */
+export function deliverAnswer(
+  ctx: OrgContext,
+  db: Queryable,
+  input: { operationId: string; task: unknown; question: { id: string; text: string }; answer: string },
+): Promise<string> {
+  return queueDelivery(ctx, db, input.operationId, 'answer', {
+    task: input.task,
+    text: input.answer,
+    answer: { question_id: input.question.id, question: input.question.text, text: input.answer },
+  });
+}
+
+/**
  * The first delivery of an operation, made by its runner: created once (a runner that runs again after a
  * crash finds it, and leaves the attempts to its queued job), then attempted at once in this process.
  */
