@@ -83,13 +83,8 @@ export function deliverAnswer(
  */
 export async function deliverOperation(ctx: OrgContext, operation: OperationRow, type: DeliveryType, content: DeliveryContent): Promise<void> {
   const id = `msg_${operation.id.slice(operation.id.indexOf('_') + 1)}`;
-  const created = await ctx.db
-    .insert(deliveries)
-    .values({ id, operationId: operation.id, type, content })
-    .onConflictDoNothing()
-    .returning({ id: deliveries.id });
-  if (created.length === 0) return;
-  await attemptDelivery(ctx, id);
+  const [created] = await ctx.db.insert(deliveries).values({ id, operationId: operation.id, type, content }).onConflictDoNothing().returning();
+  if (created) await attempt(ctx, created, operation);
 }
 
 /** The queue handler of delivery attempts. */
@@ -106,6 +101,10 @@ export async function attemptDelivery(ctx: OrgContext, deliveryId: string, job?:
     await settleDelivery(ctx.db, delivery.id, 'failed', 'the operation ended before the agent was reached');
     return;
   }
+  await attempt(ctx, delivery, operation, job);
+}
+
+async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, job?: JobInfo): Promise<void> {
   const windowSeconds = ctx.config.delivery?.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
   const timeoutSeconds = ctx.config.delivery?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   if (delivery.firstAttemptAt && Date.parse(toIso(delivery.firstAttemptAt)) + windowSeconds * 1000 <= Date.now()) {
