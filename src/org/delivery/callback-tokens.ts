@@ -48,3 +48,16 @@ export async function authenticateCallback(db: Queryable, operationId: string, t
   }
   throw orgErrors.unauthorized('the callback token is missing, wrong or expired for this operation');
 }
+
+/** Housekeeping: tokens that can never authenticate again (past their expiry, or their operation's grace). */
+export async function deleteExpiredCallbackTokens(db: Queryable): Promise<number> {
+  const deleted = await db
+    .delete(callbackTokens)
+    .where(
+      sql`${callbackTokens.expiresAt} <= now() OR ${callbackTokens.operationId} IN (
+        SELECT ${operations.id} FROM ${operations}
+        WHERE ${operations.finishedAt} <= now() - make_interval(secs => ${CALLBACK_GRACE_SECONDS}))`,
+    )
+    .returning({ hash: callbackTokens.hash });
+  return deleted.length;
+}
