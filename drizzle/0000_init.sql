@@ -260,6 +260,47 @@ CREATE TABLE "standing_rules" (
 	CONSTRAINT "standing_rules_position_unique" UNIQUE("position")
 );
 --> statement-breakpoint
+CREATE TABLE "task_progress" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"task_id" text NOT NULL,
+	"at" timestamp with time zone DEFAULT now() NOT NULL,
+	"message" text NOT NULL,
+	"percent" integer,
+	"operation_id" text
+);
+--> statement-breakpoint
+CREATE TABLE "task_questions" (
+	"id" text PRIMARY KEY NOT NULL,
+	"task_id" text NOT NULL,
+	"text" text NOT NULL,
+	"asked_by_agent_id" text,
+	"operation_id" text,
+	"asked_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"answer" text,
+	"answered_at" timestamp with time zone,
+	"answered_by_person_id" text
+);
+--> statement-breakpoint
+CREATE TABLE "tasks" (
+	"id" text PRIMARY KEY NOT NULL,
+	"space_id" text NOT NULL,
+	"title" text NOT NULL,
+	"description" text DEFAULT '' NOT NULL,
+	"status" text DEFAULT 'open' NOT NULL,
+	"assignee_agent_id" text,
+	"created_by_type" text NOT NULL,
+	"created_by_id" text NOT NULL,
+	"person_id" text NOT NULL,
+	"client_id" text,
+	"schedule" jsonb,
+	"next_run_at" timestamp with time zone,
+	"result" jsonb,
+	"search" "tsvector" GENERATED ALWAYS AS (setweight(to_tsvector('english'::regconfig, title), 'A') || setweight(to_tsvector('english'::regconfig, description), 'B')) STORED,
+	"search_text" text GENERATED ALWAYS AS (lower(title || ' ' || description)) STORED,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "web_sessions" (
 	"id" text PRIMARY KEY NOT NULL,
 	"person_id" text NOT NULL,
@@ -353,6 +394,13 @@ ALTER TABLE "operations" ADD CONSTRAINT "operations_agent_id_agents_id_fk" FOREI
 ALTER TABLE "operations" ADD CONSTRAINT "operations_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "spaces"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "space_members" ADD CONSTRAINT "space_members_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "spaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "space_members" ADD CONSTRAINT "space_members_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "task_progress" ADD CONSTRAINT "task_progress_task_id_tasks_id_fk" FOREIGN KEY ("task_id") REFERENCES "tasks"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "task_questions" ADD CONSTRAINT "task_questions_task_id_tasks_id_fk" FOREIGN KEY ("task_id") REFERENCES "tasks"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "task_questions" ADD CONSTRAINT "task_questions_asked_by_agent_id_agents_id_fk" FOREIGN KEY ("asked_by_agent_id") REFERENCES "agents"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "task_questions" ADD CONSTRAINT "task_questions_answered_by_person_id_people_id_fk" FOREIGN KEY ("answered_by_person_id") REFERENCES "people"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "tasks" ADD CONSTRAINT "tasks_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "spaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "tasks" ADD CONSTRAINT "tasks_assignee_agent_id_agents_id_fk" FOREIGN KEY ("assignee_agent_id") REFERENCES "agents"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "tasks" ADD CONSTRAINT "tasks_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "web_sessions" ADD CONSTRAINT "web_sessions_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "oauth_codes" ADD CONSTRAINT "oauth_codes_grant_id_oauth_grants_id_fk" FOREIGN KEY ("grant_id") REFERENCES "oauth_grants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "oauth_tokens" ADD CONSTRAINT "oauth_tokens_grant_id_oauth_grants_id_fk" FOREIGN KEY ("grant_id") REFERENCES "oauth_grants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -373,6 +421,14 @@ CREATE INDEX "deliveries_operation_idx" ON "deliveries" USING btree ("operation_
 CREATE INDEX "idempotency_keys_created_idx" ON "idempotency_keys" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "operations_person_idx" ON "operations" USING btree ("person_id","created_at");--> statement-breakpoint
 CREATE INDEX "space_members_person_idx" ON "space_members" USING btree ("person_id");--> statement-breakpoint
+CREATE INDEX "task_progress_task_idx" ON "task_progress" USING btree ("task_id","id");--> statement-breakpoint
+CREATE INDEX "task_questions_task_idx" ON "task_questions" USING btree ("task_id","asked_at");--> statement-breakpoint
+CREATE INDEX "task_questions_open_idx" ON "task_questions" USING btree ("task_id") WHERE answer IS NULL;--> statement-breakpoint
+CREATE INDEX "tasks_space_created_idx" ON "tasks" USING btree ("space_id","created_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "tasks_assignee_idx" ON "tasks" USING btree ("assignee_agent_id");--> statement-breakpoint
+CREATE INDEX "tasks_next_run_idx" ON "tasks" USING btree ("next_run_at") WHERE next_run_at IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "tasks_search_idx" ON "tasks" USING gin ("search");--> statement-breakpoint
+CREATE INDEX "tasks_search_text_idx" ON "tasks" USING gin ("search_text" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "web_sessions_person_idx" ON "web_sessions" USING btree ("person_id");--> statement-breakpoint
 CREATE INDEX "oauth_codes_grant_idx" ON "oauth_codes" USING btree ("grant_id");--> statement-breakpoint
 CREATE INDEX "oauth_grants_person_client_idx" ON "oauth_grants" USING btree ("person_id","client_id");--> statement-breakpoint

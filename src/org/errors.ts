@@ -11,6 +11,12 @@ import { AppError } from '../platform/errors.js';
 
 export const orgErrors = {
   invalidRequest: (message: string, details?: Record<string, unknown>) => new AppError('invalid_request', 400, message, details),
+  /**
+   * One argument refused by a rule the input schema cannot check (it needs the database or the clock), in
+   * the shape the registry gives schema refusals: the argument named in the message and in `details.issues`.
+   */
+  invalidArgument: (field: string, message: string) =>
+    new AppError('invalid_request', 400, `invalid arguments: ${field}: ${message}`, { issues: [{ field, message }] }),
   /** DESIGN 4.3: an id the caller may not see is reported exactly as one that does not exist. */
   notFound: (what: string) => new AppError('not_found', 404, `${what} not found`),
   /** A refused move of a state machine; the message names the current status. */

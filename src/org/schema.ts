@@ -6,7 +6,7 @@
  * Everything lives in the database so any process can serve any request (DESIGN section 6).
  */
 import { sql } from 'drizzle-orm';
-import { boolean, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, index } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, customType, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, index } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow();
@@ -176,6 +176,89 @@ export const idempotencyKeys = pgTable(
     createdAt: createdAt(),
   },
   (table) => [primaryKey({ columns: [table.personId, table.clientId, table.key] }), index('idempotency_keys_created_idx').on(table.createdAt)],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Tracked tasks (DESIGN 4.1, 4.3, 4.5): tasks, their progress events and their questions (org/tasks.ts).
+// ---------------------------------------------------------------------------------------------------------
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+/**
+ * A task: tracked work placed in a space, optionally assigned to an agent and run on a schedule. Its status
+ * moves only through the table of org/task-states.ts. `next_run_at` is the next due run of its schedule (null
+ * when it has none left); a run fires once, claimed by a conditional UPDATE of that column.
+ */
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: text('id').primaryKey(),
+    spaceId: text('space_id').notNull().references(() => spaces.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    status: text('status', { enum: ['open', 'in_progress', 'waiting', 'done', 'cancelled'] }).notNull().default('open'),
+    assigneeAgentId: text('assignee_agent_id').references(() => agents.id, { onDelete: 'set null' }),
+    createdByType: text('created_by_type', { enum: ['person', 'agent'] }).notNull(),
+    createdById: text('created_by_id').notNull(),
+    /** The person the task works for: its operations (delivery on create, scheduled runs) are theirs. */
+    personId: text('person_id').notNull().references(() => people.id, { onDelete: 'cascade' }),
+    /** The OAuth client it was created through. */
+    clientId: text('client_id'),
+    /** `{at, timezone}` or `{cron, timezone}` (org/schedules.ts). */
+    schedule: jsonb('schedule'),
+    nextRunAt: timestamp('next_run_at', { withTimezone: true, mode: 'string' }),
+    /** What the agent reported when it last completed the task. */
+    result: jsonb('result'),
+    /** Full-text search (searchTasks): title weighs more than description. */
+    search: tsvector('search').generatedAlwaysAs(
+      sql`setweight(to_tsvector('english'::regconfig, title), 'A') || setweight(to_tsvector('english'::regconfig, description), 'B')`,
+    ),
+    /** Lower-cased text for the trigram fallback of short or partial words. */
+    searchText: text('search_text').generatedAlwaysAs(sql`lower(title || ' ' || description)`),
+    /** Unique per task (platform/time.ts orderedNow): the list's sort key and cursor. */
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    index('tasks_space_created_idx').on(table.spaceId, table.createdAt.desc()),
+    index('tasks_assignee_idx').on(table.assigneeAgentId),
+    index('tasks_next_run_idx').on(table.nextRunAt).where(sql`next_run_at IS NOT NULL`),
+    index('tasks_search_idx').using('gin', table.search),
+    index('tasks_search_text_idx').using('gin', sql`${table.searchText} gin_trgm_ops`),
+  ],
+);
+
+/** A task's progress events, in order: runs, deliveries, what its agent reported, answers, the end. */
+export const taskProgress = pgTable(
+  'task_progress',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    taskId: text('task_id').notNull().references(() => tasks.id, { onDelete: 'cascade' }),
+    at: timestamp('at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+    message: text('message').notNull(),
+    percent: integer('percent'),
+    /** The operation the event belongs to (a delivery or a scheduled run). */
+    operationId: text('operation_id'),
+  },
+  (table) => [index('task_progress_task_idx').on(table.taskId, table.id)],
+);
+
+/** Questions a task's agent asked its people (DESIGN 4.5 `/questions`), and who answered them. */
+export const taskQuestions = pgTable(
+  'task_questions',
+  {
+    id: text('id').primaryKey(),
+    taskId: text('task_id').notNull().references(() => tasks.id, { onDelete: 'cascade' }),
+    text: text('text').notNull(),
+    askedByAgentId: text('asked_by_agent_id').references(() => agents.id, { onDelete: 'set null' }),
+    /** The operation the agent was working in when it asked: the answer is delivered to it. */
+    operationId: text('operation_id'),
+    askedAt: timestamp('asked_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+    answer: text('answer'),
+    answeredAt: timestamp('answered_at', { withTimezone: true, mode: 'string' }),
+    answeredByPersonId: text('answered_by_person_id').references(() => people.id, { onDelete: 'set null' }),
+  },
+  (table) => [index('task_questions_task_idx').on(table.taskId, table.askedAt), index('task_questions_open_idx').on(table.taskId).where(sql`answer IS NULL`)],
 );
 
 // ---------------------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import type { OrgToolDefinition } from './mcp/tools.js';
 import { operationJobHandlers, type OperationRunners } from './operations/operations.js';
 import { operationRunners } from './operations/runners.js';
 import { OperationWatch } from './operations/watch.js';
+import { ensureTaskRunsScheduled, TASK_RUNS_JOB, taskRunsJob } from './tasks.js';
 import { registerWebPages } from './web/index.js';
 
 export interface OrgService {
@@ -47,6 +48,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   try {
     await bootstrapOrganization(database.db, config, app.log);
     await ensureHousekeepingScheduled(database.db);
+    await ensureTaskRunsScheduled(database.db);
   } catch (error) {
     await database.close();
     throw error;
@@ -58,6 +60,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   const worker = startJobWorker(database, {
     handlers: {
       [HOUSEKEEPING_JOB]: housekeepingJob(ctx),
+      [TASK_RUNS_JOB]: taskRunsJob(ctx),
       ...operationJobHandlers(ctx, options.operationRunners ?? operationRunners),
       ...deliveryJobHandlers(ctx),
     },

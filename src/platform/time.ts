@@ -26,3 +26,14 @@ export function toIso(value: string | null): string | null {
 
 /** A cursor or date filter as given by a client: any ISO 8601 date or date-time. */
 export const isoDatePattern = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * An ISO 8601 date or date-time (`isoDatePattern`) that names a real calendar day and time of day: the
+ * pattern alone lets `2026-02-30` through, which PostgreSQL then refuses with an error instead of a 400.
+ */
+export function isIsoDate(value: string): boolean {
+  if (!isoDatePattern.test(value)) return false;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = (value.match(/\d+/g) ?? []).slice(0, 6).map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
+}

@@ -128,9 +128,17 @@ describe.each(engines)('org housekeeping on %s', (engine) => {
       sql`INSERT INTO mcp_sessions (id, server, protocol_version, client_name, last_seen_at) VALUES ('content-idle', 'content', '2025-03-26', 'x', now() - interval '2 days')`,
     );
 
+    // Idempotency keys: one used 25 hours ago goes, one used now stays (DESIGN 4.3: kept 24 hours).
+    const [owner] = await rows<{ id: string }>(sql`SELECT id FROM people WHERE email = ${OWNER.email}`);
+    await exec(
+      sql`INSERT INTO idempotency_keys (person_id, client_id, key, arguments_hash, created_at) VALUES
+        (${owner.id}, ${live.clientId}, 'old-key', 'x', now() - interval '25 hours'), (${owner.id}, ${live.clientId}, 'new-key', 'x', now())`,
+    );
+
     await runHousekeepingJob();
 
     // Gone.
+    expect(await count(sql`SELECT count(*) AS n FROM idempotency_keys WHERE key = 'old-key'`)).toBe(0);
     expect(await count(sql`SELECT count(*) AS n FROM oauth_grants WHERE id IN (${revokedGrant}, ${abandonedGrant})`)).toBe(0);
     expect(await count(sql`SELECT count(*) AS n FROM oauth_tokens WHERE grant_id IN (${revokedGrant}, ${abandonedGrant})`)).toBe(0);
     expect(await count(sql`SELECT count(*) AS n FROM oauth_codes WHERE grant_id IN (${revokedGrant}, ${abandonedGrant})`)).toBe(0);
@@ -141,6 +149,7 @@ describe.each(engines)('org housekeeping on %s', (engine) => {
     expect((await postMcp(org, { jsonrpc: '2.0', id: 2, method: 'ping' }, idle)).status).toBe(404);
 
     // Kept.
+    expect(await count(sql`SELECT count(*) AS n FROM idempotency_keys WHERE key = 'new-key'`)).toBe(1);
     expect(await count(sql`SELECT count(*) AS n FROM oauth_tokens WHERE grant_id = ${recentGrant}`)).toBe(2);
     expect(await count(sql`SELECT count(*) AS n FROM oauth_authorization_requests WHERE id = ${pendingRequest}`)).toBe(1);
     expect(await count(sql`SELECT count(*) AS n FROM rate_limits WHERE key = 'test:current'`)).toBe(1);

@@ -21,6 +21,7 @@ import { agentTools } from './agent-tools.js';
 import { contextTools } from './context-tools.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
 import { operationTools } from './operation-tools.js';
+import { taskTools } from './task-tools.js';
 import { toOrgTool, type OrgMcpCall, type OrgPrincipal, type OrgTool, type OrgToolDefinition, type OrgToolRegistry } from './tools.js';
 
 /** Spec 9 and DESIGN 4.3. */
@@ -33,7 +34,7 @@ export const ORG_MCP_SESSION_SCOPE = 'org';
 const MAX_BATCH_LENGTH = 25;
 
 /** Every org tool, each carrying its scope. */
-export const orgTools: readonly OrgToolDefinition[] = [...contextTools, ...operationTools, ...agentTools];
+export const orgTools: readonly OrgToolDefinition[] = [...contextTools, ...operationTools, ...agentTools, ...taskTools];
 
 export interface OrgMcpOptions {
   tools?: readonly OrgToolDefinition[];
