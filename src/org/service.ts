@@ -10,7 +10,7 @@ import { startJobWorker, type JobWorker } from '../platform/jobs.js';
 import { registerAuthRoutes } from '../auth/routes.js';
 import { bootstrapOrganization } from './bootstrap.js';
 import { registerAgentApi } from './delivery/agent-api.js';
-import { deliveryJobHandlers } from './delivery/deliveries.js';
+import { deliveryJobHandlers, taskAnswerHandlers } from './delivery/deliveries.js';
 import type { OrgContext } from './context.js';
 import { ensureHousekeepingScheduled, HOUSEKEEPING_JOB, housekeepingJob } from './housekeeping.js';
 import { registerOrgMcp } from './mcp/server.js';
@@ -63,6 +63,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
       [TASK_RUNS_JOB]: taskRunsJob(ctx),
       ...operationJobHandlers(ctx, options.operationRunners ?? operationRunners),
       ...deliveryJobHandlers(ctx),
+      ...taskAnswerHandlers(ctx),
     },
     log: app.log,
     leaseSeconds: options.jobLeaseSeconds,

@@ -11,6 +11,7 @@ import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chargeAgent, usageMonth } from '../../src/org/agent-usage.js';
+import { runDueTasks } from '../../src/org/tasks.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { closedPort, newWebhookSecret, startExampleAgent, startReceiver, type Answer, type ExampleAgent, type ReceivedDelivery, type Receiver } from './agents-at-work.js';
@@ -237,6 +238,100 @@ agents:
       expect(await mcp.callError('message_agent', { agent_id: ids.echo, text: 'hi', space_id: privateSpaceId })).toMatchObject({ code: 'not_found' });
       expect(await fingerprint()).toEqual(before);
     });
+  });
+
+  describe('tasks assigned to an agent', () => {
+    /** Polls get_task until `done` says so. */
+    async function taskUntil(taskId: string, done: (task: any) => boolean): Promise<any> {
+      let task = await mcp.callOk('get_task', { task_id: taskId });
+      for (let i = 0; i < 150 && !done(task); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        task = await mcp.callOk('get_task', { task_id: taskId });
+      }
+      return task;
+    }
+
+    it('is delivered on create; the agent asks a question, gets the answer as type answer, and completes the task', async () => {
+      const created = await mcp.callOk('create_task', { space_id: spaceId, title: 'Write the launch post', assignee_agent_id: ids.echo });
+      const waiting = await taskUntil(created.id, (task) => task.status === 'waiting');
+      expect(waiting.status).toBe('waiting');
+      expect(waiting.questions).toEqual([
+        expect.objectContaining({ text: 'Before I start on "Write the launch post": is there a deadline?', asked_by: { type: 'agent', id: ids.echo } }),
+      ]);
+      const operationId = waiting.progress.find((event: any) => event.operation_id)!.operation_id;
+      const delivered = await agent.waitFor((line) => line.event === 'delivery' && line.operation_id === operationId && line.type === 'task');
+      expect(delivered.repeat).toBe(false);
+      expect(await mcp.callOk('get_operation', { operation_id: operationId })).toMatchObject({ kind: 'task', status: 'running', agent_id: ids.echo });
+
+      await mcp.callOk('answer_task', { task_id: created.id, question_id: waiting.questions[0].id, answer: 'Friday noon' });
+      const done = await taskUntil(created.id, (task) => task.status === 'done');
+      expect(done).toMatchObject({ status: 'done', result: { done: true, told: 'Friday noon' } });
+      expect(done.progress.map((event: any) => event.message)).toContain('Started on the task');
+      await agent.waitFor((line) => line.event === 'delivery' && line.operation_id === operationId && line.type === 'answer');
+      expect(await mcp.callOk('get_operation', { operation_id: operationId })).toMatchObject({ status: 'succeeded', result: { done: true, told: 'Friday noon' } });
+    });
+
+    it('an answer to the question arrives with the task and the question in the body', async () => {
+      script = () => ({ status: 202 });
+      const created = await mcp.callOk('create_task', { space_id: spaceId, title: 'Check the answer body', assignee_agent_id: ids.scripted });
+      const [sent] = (await receiver.waitForCount(receiver.received.length)).filter((entry) => entry.body.task?.id === created.id);
+      const delivery = sent ?? (await waitForBody((body) => body.task?.id === created.id));
+      expect(delivery.body).toMatchObject({ type: 'task', agent: { id: ids.scripted, key: 'scripted' }, space_id: spaceId, task: { id: created.id, title: 'Check the answer body' }, run_at: null });
+      const { callback } = delivery.body;
+      const asked = await fetch(`${callback.url}/questions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${callback.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'Which tone?' }),
+      });
+      expect(asked.status).toBe(200);
+      const { question_id } = await asked.json();
+      expect(question_id).toMatch(/^q_/);
+      expect((await mcp.callOk('get_task', { task_id: created.id })).status).toBe('waiting');
+      await mcp.callOk('answer_task', { task_id: created.id, question_id, answer: 'Warm' });
+      const answer = await waitForBody((body) => body.type === 'answer' && body.operation_id === delivery.body.operation_id);
+      expect(answer.body).toMatchObject({
+        text: 'Warm',
+        answer: { question_id, question: 'Which tone?', text: 'Warm' },
+        task: { id: created.id, status: 'in_progress' },
+        callback: { url: callback.url },
+      });
+      expect(answer.headers['webhook-id']).not.toBe(delivery.headers['webhook-id']);
+
+      // A task delivery's /fail puts the task back to open with the error as a progress event.
+      const failed = await fetch(`${callback.url}/fail`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${answer.body.callback.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ error: 'the tone was not found' }),
+      });
+      expect(failed.status).toBe(200);
+      const reopened = await mcp.callOk('get_task', { task_id: created.id });
+      expect(reopened.status).toBe('open');
+      expect(reopened.progress.at(-1).message).toMatch(/the tone was not found/);
+    });
+
+    it('each scheduled run is delivered the same way, carrying the time it runs for', async () => {
+      script = () => ({ status: 200, body: { result: { ran: true } } });
+      const created = await mcp.callOk('create_task', {
+        space_id: spaceId,
+        title: 'Scheduled check',
+        assignee_agent_id: ids.scripted,
+        schedule: { at: '2031-07-01T09:30', timezone: 'Europe/Berlin' },
+      });
+      expect(receiver.received.some((entry) => entry.body.task?.id === created.id)).toBe(false);
+      await runDueTasks(org.service.ctx, new Date('2031-07-01T07:30:00Z'));
+      const run = await waitForBody((body) => body.task?.id === created.id);
+      expect(run.body).toMatchObject({ type: 'task', run_at: '2031-07-01T07:30:00.000Z', from: { client_id: null } });
+      const done = await taskUntil(created.id, (task) => task.status === 'done');
+      expect(done).toMatchObject({ status: 'done', result: { ran: true } });
+    });
+
+    async function waitForBody(match: (body: any) => boolean): Promise<ReceivedDelivery> {
+      for (;;) {
+        const found = receiver.received.find((entry) => match(entry.body));
+        if (found) return found;
+        await receiver.waitForCount(receiver.received.length + 1);
+      }
+    }
   });
 
   describe('the agent API', () => {

@@ -12,10 +12,10 @@ import { z } from 'zod';
 import type { HttpServer } from '../../platform/http.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
-import { addProgress, findOperation, operationRecord, toOperationRecord, type OperationRecord } from '../operations/operations.js';
+import { findOperation, operationRecord, toOperationRecord, type OperationRecord } from '../operations/operations.js';
 import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
 import { authenticateCallback } from './callback-tokens.js';
-import { finishWork } from './work.js';
+import { askQuestion, finishWork, reportProgress } from './work.js';
 
 export const AGENT_API_PREFIX = '/agent-api/operations/:operation_id';
 
@@ -53,7 +53,7 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
         { schema: { tags, summary: 'Add a progress event', params, body: progressBody, response: { 200: reported } } },
         async (request) => {
           const operation = current(request);
-          await addProgress(ctx, ctx.db, operation.id, request.body);
+          await reportProgress(ctx, ctx.db, operation, request.body);
           return { operation: await reload(ctx, operation.id) };
         },
       );
@@ -80,12 +80,16 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
 
       scope.post(
         '/questions',
-        { schema: { tags, summary: "Ask the task's people a question (task deliveries)", params, body: questionBody } },
-        async (request) => {
-          const operation = stillRunning(current(request));
-          if (operation.kind !== 'task') throw orgErrors.invalidRequest('questions are asked on task deliveries only; this operation is a ' + operation.kind);
-          throw orgErrors.notImplemented('questions on tasks');
+        {
+          schema: {
+            tags,
+            summary: "Ask the task's people a question (task deliveries); the answer comes as a `type: answer` delivery",
+            params,
+            body: questionBody,
+            response: { 200: z.object({ question_id: z.string() }) },
+          },
         },
+        async (request) => ({ question_id: await askQuestion(ctx, ctx.db, stillRunning(current(request)), request.body.text) }),
       );
 
       scope.get('/memory', { schema: { tags, summary: "Search the organization's memory", params, querystring: memoryQuery } }, async (request) => {

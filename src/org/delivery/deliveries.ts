@@ -20,13 +20,13 @@ import { toIso } from '../../platform/time.js';
 import { isAppError } from '../../platform/errors.js';
 import { findAgent, webhookTarget, type AgentRow } from '../agents.js';
 import type { OrgContext } from '../context.js';
-import { newId } from '../ids.js';
 import { failure, findOperation } from '../operations/operations.js';
 import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
 import { deliveries } from '../schema.js';
+import { getTaskForAgent, taskAnswerJob } from '../tasks.js';
 import { issueCallbackToken } from './callback-tokens.js';
 import { postSigned, type AttemptOutcome } from './webhook.js';
-import { finishWork } from './work.js';
+import { acceptWork, finishWork, ignoreRefusal } from './work.js';
 
 export type DeliveryType = 'message' | 'task' | 'answer';
 export type DeliveryRow = typeof deliveries.$inferSelect;
@@ -49,33 +49,26 @@ export function backoffSeconds(attempts: number): number {
 }
 
 /**
- * Records a delivery for `operation` in `db` (the caller's transaction) and queues its first attempt; the
- * answer to a task's question goes this way. Returns the delivery's id.
- */
-export async function queueDelivery(ctx: OrgContext, db: Queryable, operationId: string, type: DeliveryType, content: DeliveryContent): Promise<string> {
-  const id = newId('msg');
-  await db.insert(deliveries).values({ id, operationId, type, content });
-  await deliverWork.enqueue(db, { delivery_id: id }, { key: attemptKey(id) });
-  // Wakes the job worker of every process (operations/watch.ts), so the attempt starts at once.
-  await ctx.watch.changed(db, operationId, { queued: true });
-  return id;
-}
-
-/**
  * DESIGN 4.5: the answer to a task's question goes to the agent as a `type: answer` delivery in the
- * operation it asked from, in `db` (the transaction that records the answer).
+ * operation it asked from. One delivery per question (its id follows the question's), so the job that
+ * queues it may run twice.
  */
-export function deliverAnswer(
-  ctx: OrgContext,
-  db: Queryable,
-  input: { operationId: string; task: unknown; question: { id: string; text: string }; answer: string },
-): Promise<string> {
-  return queueDelivery(ctx, db, input.operationId, 'answer', {
-    task: input.task,
-    text: input.answer,
-    answer: { question_id: input.question.id, question: input.question.text, text: input.answer },
+export const taskAnswerHandlers = (ctx: OrgContext) =>
+  taskAnswerJob.handle(async ({ operation_id, task_id, question_id }) => {
+    const operation = await findOperation(ctx.db, operation_id);
+    if (!operation?.agentId) return;
+    const task = await getTaskForAgent(ctx.db, task_id, operation.agentId);
+    const question = task.questions.find((entry) => entry.id === question_id);
+    if (!question || question.answer === undefined) return;
+    const id = `msg_${question_id.slice(question_id.indexOf('_') + 1)}`;
+    await ctx.db.transaction(async (tx) => {
+      const content = { task, text: question.answer, answer: { question_id, question: question.text, text: question.answer } };
+      const [created] = await tx.insert(deliveries).values({ id, operationId: operation.id, type: 'answer', content }).onConflictDoNothing().returning();
+      if (!created) return;
+      await deliverWork.enqueue(tx, { delivery_id: id }, { key: attemptKey(id) });
+      await ctx.watch.changed(tx, operation.id, { queued: true });
+    });
   });
-}
 
 /**
  * The first delivery of an operation, made by its runner: created once (a runner that runs again after a
@@ -174,10 +167,14 @@ async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: O
     case 'answered':
       return ctx.db.transaction(async (tx) => {
         await settleDelivery(tx, delivery.id, 'delivered');
-        await finishWork(ctx, tx, operation, { status: 'succeeded', result: outcome.result }).catch(ignoreEnded);
+        await finishWork(ctx, tx, operation, { status: 'succeeded', result: outcome.result }).catch(ignoreRefusal);
       });
     case 'accepted':
-      return ctx.db.transaction((tx) => settleDelivery(tx, delivery.id, 'delivered'));
+      return ctx.db.transaction(async (tx) => {
+        await settleDelivery(tx, delivery.id, 'delivered');
+        // The agent took up the task it was sent; an answer's acceptance changes nothing.
+        if (delivery.type === 'task') await acceptWork(ctx, tx, operation);
+      });
     case 'refused':
       return giveUp(ctx, delivery, operation, outcome.reason);
     case 'retry': {
@@ -198,7 +195,7 @@ async function giveUp(ctx: OrgContext, delivery: DeliveryRow, operation: Operati
   ctx.log.warn({ delivery: delivery.id, operation: operation.id, reason }, 'delivery failed; the operation is undeliverable');
   await ctx.db.transaction(async (tx) => {
     await settleDelivery(tx, delivery.id, 'failed', reason);
-    await finishWork(ctx, tx, operation, { status: 'failed', error: failure('undeliverable', `the agent could not be reached: ${reason}`) }).catch(ignoreEnded);
+    await finishWork(ctx, tx, operation, { status: 'failed', error: failure('undeliverable', `the agent could not be reached: ${reason}`) }).catch(ignoreRefusal);
   });
 }
 
@@ -212,10 +209,4 @@ async function settleDelivery(db: Queryable, id: string, status: 'delivered' | '
 
 function secondsFromNow(seconds: number): Date {
   return new Date(Date.now() + seconds * 1000);
-}
-
-/** The agent (or a person cancelling) ended the operation first; that stands. */
-function ignoreEnded(error: unknown): void {
-  if (isAppError(error) && error.code === 'invalid_state') return;
-  throw error;
 }

@@ -2,7 +2,7 @@
  * The runner of each kind of operation (operations.ts `OperationRunner`). A kind without a runner here fails
  * its operations with `not_implemented`.
  */
-import { runMessage } from '../delivery/runners.js';
+import { runMessage, runTask } from '../delivery/runners.js';
 import type { OperationRunners } from './operations.js';
 
-export const operationRunners: OperationRunners = { message: runMessage };
+export const operationRunners: OperationRunners = { message: runMessage, task: runTask };
