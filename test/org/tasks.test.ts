@@ -274,6 +274,7 @@ describe.each(engines)('tasks on %s', (engine) => {
       // Each answer becomes a `type: answer` delivery to the operation that asked (delivery/deliveries.ts).
       let delivered: { question_id: string }[] = [];
       for (let i = 0; i < 100 && delivered.length < 2; i++) {
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, 50));
         await settle();
         delivered = await rows<{ question_id: string }>(
           sql`SELECT content->'answer'->>'question_id' AS question_id FROM deliveries WHERE operation_id = ${operationId} AND type = 'answer'`,
