@@ -138,10 +138,7 @@ export async function listAgents(db: Queryable, personId: string): Promise<Agent
     .from(agents)
     .where(or(ne(agents.kind, 'client'), eq(agents.responsiblePersonId, personId)))
     .orderBy(sql`${agents.kind} = 'builtin' DESC`, sql`${agents.kind} = 'client'`, asc(agents.name), asc(agents.id));
-  const usage = await usageOfAgents(
-    db,
-    rows.map((row) => row.id),
-  );
+  const usage = await usageOfAgents(db, rows.map((row) => row.id));
   return rows.map((row) => ({
     id: row.id,
     key: row.key,

@@ -116,16 +116,16 @@ async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: Operat
   }
 
   // Before sending: count the attempt, queue the next one behind this attempt's timeout, issue its token.
-  const { attempt, token } = await ctx.db.transaction(async (tx) => {
+  const { counted, token } = await ctx.db.transaction(async (tx) => {
     // The running job may hold the key; the next attempt takes it over (see platform/jobs.ts periodicJob).
     if (job) await tx.update(jobs).set({ key: null }).where(eq(jobs.id, job.id));
-    const [counted] = await tx
+    const [row] = await tx
       .update(deliveries)
       .set({ attempts: sql`${deliveries.attempts} + 1`, firstAttemptAt: sql`coalesce(${deliveries.firstAttemptAt}, now())`, updatedAt: sql`now()` })
       .where(eq(deliveries.id, delivery.id))
       .returning();
     await deliverWork.enqueue(tx, { delivery_id: delivery.id }, { key: attemptKey(delivery.id), runAt: secondsFromNow(timeoutSeconds + 1) });
-    return { attempt: counted, token: await issueCallbackToken(tx, operation.id) };
+    return { counted: row, token: await issueCallbackToken(tx, operation.id) };
   });
 
   const outcome = await postSigned({
@@ -135,7 +135,7 @@ async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: Operat
     body: deliveryBody(ctx, delivery, operation, agent, token),
     timeoutMs: timeoutSeconds * 1000,
   });
-  await applyAttempt(ctx, attempt, operation, outcome, windowSeconds);
+  await applyAttempt(ctx, counted, operation, outcome, windowSeconds);
 }
 
 /** DESIGN 4.5's body. */

@@ -20,17 +20,21 @@ function taskOf(operation: OperationRow): string | undefined {
   return operation.kind === 'task' ? (operation.input as TaskOperationInput).task_id : undefined;
 }
 
-/** Ends the operation (and its task) with `outcome`; `invalid_state` when it already ended. */
+/**
+ * Ends the operation (and moves its task) with `outcome`; `invalid_state` when the operation already ended.
+ * A task that can no longer move (cancelled, or finished by a person meanwhile) does not keep the
+ * operation from ending.
+ */
 export async function finishWork(ctx: OrgContext, db: Queryable, operation: OperationRow, outcome: WorkOutcome): Promise<OperationRow> {
   return db.transaction(async (tx) => {
     const taskId = taskOf(operation);
     if (outcome.status === 'succeeded') {
       const row = await completeOperation(ctx, tx, operation.id, outcome.result);
-      if (taskId) await completeTask(ctx, tx, taskId, { result: outcome.result, operationId: operation.id });
+      if (taskId) await completeTask(ctx, tx, taskId, { result: outcome.result, operationId: operation.id }).catch(ignoreRefusal);
       return row;
     }
     const row = await failOperation(ctx, tx, operation.id, outcome.error);
-    if (taskId) await reopenTask(ctx, tx, taskId, { error: outcome.error, operationId: operation.id });
+    if (taskId) await reopenTask(ctx, tx, taskId, { error: outcome.error, operationId: operation.id }).catch(ignoreRefusal);
     return row;
   });
 }
