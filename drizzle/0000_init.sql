@@ -265,7 +265,7 @@ CREATE TABLE "task_progress" (
 	"task_id" text NOT NULL,
 	"at" timestamp with time zone DEFAULT now() NOT NULL,
 	"message" text NOT NULL,
-	"percent" integer,
+	"percent" double precision,
 	"operation_id" text
 );
 --> statement-breakpoint
@@ -427,8 +427,8 @@ CREATE INDEX "task_questions_open_idx" ON "task_questions" USING btree ("task_id
 CREATE INDEX "tasks_space_created_idx" ON "tasks" USING btree ("space_id","created_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "tasks_assignee_idx" ON "tasks" USING btree ("assignee_agent_id");--> statement-breakpoint
 CREATE INDEX "tasks_next_run_idx" ON "tasks" USING btree ("next_run_at") WHERE next_run_at IS NOT NULL;--> statement-breakpoint
-CREATE INDEX "tasks_search_idx" ON "tasks" USING gin ("search");--> statement-breakpoint
-CREATE INDEX "tasks_search_text_idx" ON "tasks" USING gin ("search_text" gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "tasks_search_idx" ON "tasks" USING gin ("search") WITH (fastupdate=false);--> statement-breakpoint
+CREATE INDEX "tasks_search_text_idx" ON "tasks" USING gin ("search_text" gin_trgm_ops) WITH (fastupdate=false);--> statement-breakpoint
 CREATE INDEX "web_sessions_person_idx" ON "web_sessions" USING btree ("person_id");--> statement-breakpoint
 CREATE INDEX "oauth_codes_grant_idx" ON "oauth_codes" USING btree ("grant_id");--> statement-breakpoint
 CREATE INDEX "oauth_grants_person_client_idx" ON "oauth_grants" USING btree ("person_id","client_id");--> statement-breakpoint

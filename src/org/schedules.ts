@@ -34,7 +34,8 @@ export function canonicalTimeZone(name: string): string | undefined {
 const timezone = z
   .string({ error: 'an IANA time zone such as Europe/Berlin is required: no default time zone is assumed' })
   .max(100)
-  .refine((name) => canonicalTimeZone(name) !== undefined, { error: 'not an IANA time zone name (such as Europe/Berlin or America/New_York)' });
+  .refine((name) => canonicalTimeZone(name) !== undefined, { error: 'not an IANA time zone name (such as Europe/Berlin or America/New_York)' })
+  .describe('IANA time zone the schedule runs in, such as Europe/Berlin; required, no default is assumed.');
 
 /** Refuses a string with what `problem` says is wrong with it. */
 const checkedBy = (problem: (value: string) => string | undefined) => (value: string, issue: z.RefinementCtx) => {

@@ -4,10 +4,11 @@
  *
  * Who calls what:
  * - the MCP tools (mcp/task-tools.ts), for a person: `createTask`, `listTasks`, `getTask`, `answerTask`,
- *   `cancelTask`; a person sees only tasks in their spaces, anything else is `not_found`;
- * - the delivery of a task to its agent and the agent API, for the assigned agent: `getTaskForAgent`,
- *   `startTask`, `addTaskProgress`, `askTaskQuestion`, `completeTask`, `reopenTask`. Each takes
- *   `(ctx, db, taskId, input)`, runs in the caller's transaction `db`, and refuses with `invalid_state`
+ *   `cancelTask`; a person sees only tasks in their spaces, anything else is `not_found`; the inbox:
+ *   `listOpenTaskQuestions`, answered with `answerTask`;
+ * - the delivery of a task to its agent and the agent API, for the assigned agent: `getTaskForAgent(db,
+ *   taskId, agentId)`, and `startTask`, `addTaskProgress`, `askTaskQuestion`, `completeTask`, `reopenTask`,
+ *   each `(ctx, db, taskId, input)`: they run in the caller's transaction `db` and refuse with `invalid_state`
  *   (naming the task's status) what the status table of task-states.ts does not allow;
  * - the assistant: `searchTasks`;
  * - the scheduler: `runDueTasks`, every TASK_RUNS_EVERY_SECONDS on one process (periodic job).
@@ -18,10 +19,10 @@
  * follow it with get_operation); a scheduled run's has no client, since the organization started it.
  * Every such operation is named by a progress event of the task, so cancelling the task can cancel it.
  *
- * When a person answers a question the agent asked from an operation, a `org.task-answer` job
+ * When a person answers a question the agent asked from an operation, an `org.task-answer` job
  * (`taskAnswerJob`) is queued in the same transaction, for the delivery to send the answer to that operation.
  */
-import { and, asc, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, notInArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../platform/database.js';
 import { isAppError } from '../platform/errors.js';
@@ -208,8 +209,8 @@ export async function listTasks(db: Queryable, query: ListTasksInput, caller: Pi
 
 /** A task in one of the caller's spaces; any other id is `not_found`. */
 export async function getTask(db: Queryable, taskId: string, caller: Pick<TaskCaller, 'spaceIds'>): Promise<TaskRecord> {
-  await loadVisibleTask(db, taskId, caller);
-  return getTaskRecord(db, taskId);
+  const [record] = await toRecords(db, [await loadVisibleTask(db, taskId, caller)]);
+  return record;
 }
 
 /**
@@ -266,6 +267,37 @@ export async function cancelTask(ctx: OrgContext, db: Queryable, input: CancelTa
   });
 }
 
+/** An unanswered question of an unfinished task, as a person's inbox lists it. */
+export interface OpenTaskQuestion {
+  task_id: string;
+  task_title: string;
+  space_id: string;
+  assignee_agent_id: string | null;
+  question: TaskQuestion;
+}
+
+/**
+ * The questions waiting for an answer in the person's spaces, oldest first (DESIGN 4.6: the inbox lists
+ * open task questions with **Answer**, which is `answerTask`).
+ */
+export async function listOpenTaskQuestions(db: Queryable, spaceIds: readonly string[], limit = 50): Promise<OpenTaskQuestion[]> {
+  if (spaceIds.length === 0) return [];
+  const open = await db
+    .select({ question: taskQuestions, title: tasks.title, spaceId: tasks.spaceId, assignee: tasks.assigneeAgentId })
+    .from(taskQuestions)
+    .innerJoin(tasks, eq(tasks.id, taskQuestions.taskId))
+    .where(and(isNull(taskQuestions.answer), inArray(tasks.spaceId, [...spaceIds]), inArray(tasks.status, ['open', 'in_progress', 'waiting'])))
+    .orderBy(asc(taskQuestions.askedAt), asc(taskQuestions.id))
+    .limit(limit);
+  return open.map((row) => ({
+    task_id: row.question.taskId,
+    task_title: row.title,
+    space_id: row.spaceId,
+    assignee_agent_id: row.assignee,
+    question: toQuestion(row.question),
+  }));
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // The assigned agent's side (delivery and the agent API)
 
@@ -288,6 +320,7 @@ export async function addTaskProgress(
   taskId: string,
   input: { message: string; percent?: number; operationId?: string },
 ): Promise<void> {
+  if (input.percent !== undefined && !(input.percent >= 0 && input.percent <= 100)) throw orgErrors.invalidArgument('percent', 'a number from 0 to 100');
   await recordMove(db, taskId, 'progress', input);
 }
 
@@ -436,14 +469,23 @@ export const taskAnswerJob = jobKind<{ operation_id: string; task_id: string; qu
  */
 export async function runDueTasks(ctx: OrgContext, now: Date = new Date()): Promise<number> {
   let fired = 0;
+  // A run that fails is left due for the next look, and skipped in this one so it cannot hold up the others.
+  const failed: string[] = [];
   for (;;) {
     const due = await ctx.db
       .select({ id: tasks.id, nextRunAt: tasks.nextRunAt })
       .from(tasks)
-      .where(sql`${tasks.nextRunAt} <= ${now.toISOString()}`)
+      .where(and(sql`${tasks.nextRunAt} <= ${now.toISOString()}`, failed.length ? notInArray(tasks.id, failed) : undefined))
       .orderBy(asc(tasks.nextRunAt))
       .limit(100);
-    for (const task of due) if (await fireTaskRun(ctx, task.id, task.nextRunAt!, now)) fired++;
+    for (const task of due) {
+      try {
+        if (await fireTaskRun(ctx, task.id, task.nextRunAt!, now)) fired++;
+      } catch (error) {
+        ctx.log.error({ err: error, task: task.id }, 'a scheduled task run failed; it stays due');
+        failed.push(task.id);
+      }
+    }
     if (due.length < 100) return fired;
   }
 }

@@ -8,9 +8,6 @@
  * agent is the delivery's (tested with it); here what matters is that the operation is started, once, for
  * the right task, run time, person, agent and space.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationRow } from '../../src/org/operations/states.js';
@@ -19,6 +16,7 @@ import {
   askTaskQuestion,
   completeTask,
   getTaskForAgent,
+  listOpenTaskQuestions,
   reopenTask,
   runDueTasks,
   searchTasks,
@@ -28,30 +26,7 @@ import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { connectClient, openMcpSession, postMcp } from './oauth-flow.js';
 import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
-
-const OTHER = { email: 'other@example.com', password: 'other-password-123' };
-const NOMAD = { email: 'nomad@example.com', password: 'nomad-password-123' };
-
-export async function writeTaskOrgFile(): Promise<string> {
-  const orgFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'atrium-tasks-')), 'org.yaml');
-  await writeFile(
-    orgFile,
-    `organization: { name: Task Co }
-people:
-  - { email: ${OTHER.email}, name: Other, password_env: TASKS_OTHER_PASSWORD }
-  - { email: ${NOMAD.email}, name: Nomad, password_env: TASKS_NOMAD_PASSWORD }
-spaces:
-  - { key: general, name: General, members: [${OWNER.email}] }
-  - { key: secret, name: Secret, members: [${OTHER.email}] }
-agents:
-  - { key: scribe, name: Scribe, description: Writes things, autonomy: 2, responsible: ${OWNER.email}, delivery: { kind: webhook, url: "http://127.0.0.1:9/agent" } }
-  - { key: sleepy, name: Sleepy, description: Disabled in the tests, autonomy: 2, responsible: ${OWNER.email} }
-`,
-  );
-  process.env.TASKS_OTHER_PASSWORD = OTHER.password;
-  process.env.TASKS_NOMAD_PASSWORD = NOMAD.password;
-  return orgFile;
-}
+import { NOMAD, OTHER, writeTaskOrgFile } from './task-org.js';
 
 describe.each(engines)('tasks on %s', (engine) => {
   let org: TestOrg;
@@ -68,9 +43,12 @@ describe.each(engines)('tasks on %s', (engine) => {
   const rows = <T extends Record<string, unknown>>(query: SQL) => org.service.database.rows<T>(query);
   const ctx = () => org.service.ctx;
 
+  let orgFile: Awaited<ReturnType<typeof writeTaskOrgFile>>;
+
   beforeAll(async () => {
+    orgFile = await writeTaskOrgFile();
     org = await startOrg(engine, {
-      config: { orgFile: await writeTaskOrgFile() },
+      config: { orgFile: orgFile.orgFile },
       operationRunners: {
         task: async (_ctx, operation) => {
           ran.push(operation);
@@ -92,6 +70,7 @@ describe.each(engines)('tasks on %s', (engine) => {
     await owner?.close();
     await other?.close();
     await org?.close();
+    await orgFile?.remove();
   });
 
   describe('create_task', () => {
@@ -240,6 +219,10 @@ describe.each(engines)('tasks on %s', (engine) => {
       const operationId = task.progress[0].operation_id;
       await startTask(ctx(), ctx().db, task.id, { operationId });
       await addTaskProgress(ctx(), ctx().db, task.id, { message: 'Looked at venues', percent: 20, operationId });
+      await expect(addTaskProgress(ctx(), ctx().db, task.id, { message: 'Too far', percent: 101 })).rejects.toMatchObject({
+        code: 'invalid_request',
+        details: { issues: [{ field: 'percent', message: 'a number from 0 to 100' }] },
+      });
       const city = await askTaskQuestion(ctx(), ctx().db, task.id, { text: 'Which city?', askedBy: scribe, operationId });
       const people = await askTaskQuestion(ctx(), ctx().db, task.id, { text: 'How many people?', askedBy: scribe, operationId });
 
@@ -258,6 +241,11 @@ describe.each(engines)('tasks on %s', (engine) => {
         { id: people, text: 'How many people?', asked_at: expect.any(String), asked_by: { type: 'agent', id: scribe } },
       ]);
 
+      // The inbox lists both, oldest first; people of other spaces do not see them.
+      const inbox = (await listOpenTaskQuestions(ctx().db, [general])).filter((open) => open.task_id === task.id);
+      expect(inbox).toEqual(waiting.questions.map((question: unknown) => ({ task_id: task.id, task_title: 'Plan the offsite', space_id: general, assignee_agent_id: scribe, question })));
+      expect((await listOpenTaskQuestions(ctx().db, [secret])).map((open) => open.task_id)).not.toContain(task.id);
+
       const first = await owner.callOk('answer_task', { task_id: task.id, question_id: city, answer: 'Lisbon' });
       expect(first.status).toBe('waiting');
       expect(first.questions[0]).toEqual({
@@ -271,6 +259,7 @@ describe.each(engines)('tasks on %s', (engine) => {
       });
       const second = await owner.callOk('answer_task', { task_id: task.id, question_id: people, answer: '40' });
       expect(second.status).toBe('in_progress');
+      expect((await listOpenTaskQuestions(ctx().db, [general])).map((open) => open.task_id)).not.toContain(task.id);
       // Each answer becomes a `type: answer` delivery to the operation that asked (delivery/deliveries.ts).
       let delivered: { question_id: string }[] = [];
       for (let i = 0; i < 100 && delivered.length < 2; i++) {
@@ -395,6 +384,19 @@ describe.each(engines)('tasks on %s', (engine) => {
       // The first run fired late (no process ran the clock forward): it is the one due when the task was made.
       const firstDue = new Date(task.next_run_at).toISOString();
       expect((await operationsOf(task.id)).map((operation) => operation.input.run_at)).toEqual([firstDue, '2032-01-03T03:00:00.000Z']);
+    });
+
+    it('a run that fails stays due and does not hold up the other runs', async () => {
+      const broken = await owner.callOk('create_task', { space_id: general, title: 'Broken schedule', schedule: { cron: '0 4 * * *', timezone: 'UTC' } });
+      const healthy = await owner.callOk('create_task', { space_id: general, title: 'Healthy schedule', schedule: { cron: '0 4 * * *', timezone: 'UTC' } });
+      // A stored schedule no longer valid (written behind the service's back) makes its run throw.
+      await rows(sql`UPDATE tasks SET schedule = '{"cron": "not a cron", "timezone": "UTC"}'::jsonb WHERE id = ${broken.id}`);
+      await runDueTasks(ctx(), new Date('2033-01-01T04:00:00Z'));
+      expect((await owner.callOk('get_task', { task_id: healthy.id })).progress.at(-1).message).toMatch(/^Scheduled run at .* UTC is due$/);
+      const stuck = await owner.callOk('get_task', { task_id: broken.id });
+      expect(stuck.next_run_at).toBe(broken.next_run_at);
+      expect(stuck.progress).toEqual([]);
+      await owner.callOk('cancel_task', { task_id: broken.id });
     });
 
     it('keeps 02:30 Berlin right across the spring change: 03:00 on the day 02:30 is skipped, then 02:30 again', async () => {
