@@ -30,11 +30,9 @@ import { createOrgService } from '../src/org/service.js';
 import { dropSchema } from '../src/platform/database.js';
 import { serveChild, startChild, type ChildServer } from './lib/child.js';
 import { measure, summarize, type LoadResult } from './lib/load.js';
-import { benchOrgConfig, exchangeForm, openOrgSession, prepareCode, probeTool, REDIRECT_URI, statusText } from './lib/org.js';
+import { benchEngines, benchOrgConfig, exchangeForm, type Engine, openOrgSession, prepareCode, probeTool, REDIRECT_URI, statusText } from './lib/org.js';
 import { describeMachine, machineInfo } from './lib/machine.js';
 import { formatTable, writeResultsSection } from './lib/report.js';
-
-type Engine = 'pglite' | 'postgres';
 
 interface ServerOptions {
   database: DatabaseConfig;
@@ -102,10 +100,7 @@ async function main(): Promise<void> {
   });
   const exchanges = Number(args.exchanges);
   const settings = { duration: Number(args.duration), warmup: Number(args.warmup), connections: Number(args.connections), pipelining: 1 };
-  const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  const requested = args.engines.split(',') as Engine[];
-  const engines = requested.filter((engine) => engine === 'pglite' || (engine === 'postgres' && postgresUrl));
-  if (requested.includes('postgres') && !postgresUrl) console.warn('PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL');
+  const { engines, postgresUrl } = benchEngines(args.engines);
   const machine = machineInfo();
   console.log(`machine: ${describeMachine(machine)}`);
 

@@ -32,10 +32,8 @@ import { dropSchema } from '../src/platform/database.js';
 import { serveChild, startChild, type ChildServer } from './lib/child.js';
 import { measure, type LoadResult, type LoadSettings } from './lib/load.js';
 import { describeMachine, machineInfo } from './lib/machine.js';
-import { benchOrgConfig, exchangeForm, openOrgSession, prepareCode, probeTool, REDIRECT_URI, statusText } from './lib/org.js';
+import { benchEngines, benchOrgConfig, exchangeForm, type Engine, openOrgSession, prepareCode, probeTool, REDIRECT_URI, statusText } from './lib/org.js';
 import { formatTable, writeResultsSection } from './lib/report.js';
-
-type Engine = 'pglite' | 'postgres';
 
 const AGENT_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -109,10 +107,7 @@ async function main(): Promise<void> {
     },
   });
   const settings: LoadSettings = { duration: Number(args.duration), warmup: Number(args.warmup), connections: Number(args.connections), pipelining: 1 };
-  const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  const requested = args.engines.split(',') as Engine[];
-  const engines = requested.filter((engine) => engine === 'pglite' || (engine === 'postgres' && postgresUrl));
-  if (requested.includes('postgres') && !postgresUrl) console.warn('PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL');
+  const { engines, postgresUrl } = benchEngines(args.engines);
   const machine = machineInfo();
   console.log(`machine: ${describeMachine(machine)}`);
 

@@ -14,6 +14,19 @@ export const REDIRECT_URI = 'http://127.0.0.1/callback';
 export const CODE_VERIFIER = 'bench-code-verifier-0123456789-abcdefghijklmnopqrstuvwxyz';
 const CODE_CHALLENGE = createHash('sha256').update(CODE_VERIFIER).digest('base64url');
 
+export type Engine = 'pglite' | 'postgres';
+
+/**
+ * The engines of `--engines` that can run: PostgreSQL needs BENCH_DATABASE_URL or TEST_DATABASE_URL (said
+ * when missing).
+ */
+export function benchEngines(list: string): { engines: Engine[]; postgresUrl: string | undefined } {
+  const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  const requested = list.split(',') as Engine[];
+  if (requested.includes('postgres') && !postgresUrl) console.warn('PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL');
+  return { engines: requested.filter((engine) => engine === 'pglite' || (engine === 'postgres' && postgresUrl)), postgresUrl };
+}
+
 /** The org service's configuration in a benchmark child: port 0 (the public URLs are set once it listens). */
 export function benchOrgConfig(database: DatabaseConfig, dataDir: string, extra: Partial<OrgConfig> = {}): OrgConfig {
   return {

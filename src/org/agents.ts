@@ -113,14 +113,18 @@ export async function listReachableAgents(db: Queryable): Promise<AgentSummary[]
 
 export type AgentRow = typeof agents.$inferSelect;
 
-/** An agent as list_agents shows it (DESIGN 4.3), with its month's usage against its budget. */
-export const agentRecord = z.object({
+/** What service_context shows of each agent a person can reach. */
+export const agentSummaryRecord = z.object({
   id: z.string(),
   key: z.string().nullable(),
   name: z.string(),
   description: z.string(),
   kind: z.enum(['builtin', 'declared', 'client']),
-  autonomy: z.number().int(),
+  autonomy: z.number(),
+});
+
+/** An agent as list_agents shows it (DESIGN 4.3), with its month's usage against its budget. */
+export const agentRecord = agentSummaryRecord.extend({
   status: z.enum(['active', 'disabled']),
   /** Whether message_agent can reach it: an active agent with a webhook delivery. */
   messageable: z.boolean(),
