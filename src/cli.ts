@@ -1,67 +1,98 @@
 /**
- * Entry point: `atrium serve [--only org|content]`, `atrium migrate`, `atrium org apply FILE`.
+ * Entry point: `atrium serve [--only org|content]`, `atrium migrate`, `atrium org apply FILE`, `atrium demo`,
+ * `atrium help [COMMAND]`, `atrium --version`. Mistakes are reported in one line (cli/errors.ts). The services are
+ * imported only by the commands that run them, so help and version answer at once.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { createContentService } from './content/service.js';
+import { COMMANDS, commandHelp, isCommand, overview } from './cli/help.js';
+import { describeFailure, UsageError, type FailureContext, type ServiceName } from './cli/errors.js';
+import { loadConfig, type Config } from './config.js';
 import { closeOnSignals, type Closable } from './platform/lifecycle.js';
-import { openDatabase } from './platform/database.js';
-import { describeReport, runOrgApply } from './org/commands.js';
-import { OrgFileError } from './org/org-file.js';
-import { createOrgService } from './org/service.js';
 
 const SERVICES = ['org', 'content'] as const;
-type ServiceName = (typeof SERVICES)[number];
+const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-const usage = `usage:
-  atrium serve [--only org|content]   run both services (or one)
-  atrium migrate [--only org|content] apply database migrations and exit
-  atrium org apply FILE               apply an organization file (YAML) and exit`;
+/** What the failure happened in, for the one-line message. */
+const context: FailureContext = {};
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { only: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { only: { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
   });
-  const [command] = positionals;
-  if (values.help || !command) return void console.log(usage);
-  if (values.only && !SERVICES.includes(values.only as ServiceName)) throw new ConfigError(`--only must be org or content`);
-  const selected = values.only ? [values.only as ServiceName] : [...SERVICES];
+  const [command, ...rest] = positionals;
+  if (values.version) return void console.log(version);
+  if (!command) return void console.log(overview(version));
+  if (command === 'help') {
+    const [topic] = rest;
+    if (!topic) return void console.log(overview(version));
+    if (!isCommand(topic)) throw new UsageError(`unknown command '${topic}'; the commands are: ${Object.keys(COMMANDS).join(', ')}`);
+    return void console.log(commandHelp(topic));
+  }
+  if (!isCommand(command)) throw new UsageError(`unknown command '${command}'; run \`atrium help\` for the list`);
+  if (values.help) return void console.log(commandHelp(command));
+  if (values.only !== undefined && !['serve', 'migrate'].includes(command)) throw new UsageError(`${command} has no --only option (see atrium help ${command})`);
+  if (values.only !== undefined && !SERVICES.includes(values.only as ServiceName)) throw new UsageError(`--only must be org or content, not '${values.only}'`);
+  const selected: ServiceName[] = values.only ? [values.only as ServiceName] : [...SERVICES];
   const config = loadConfig();
+  context.config = config;
 
   switch (command) {
     case 'serve':
       return serve(config, selected);
-    case 'migrate':
-      for (const name of selected) await (await openDatabase(config[name].database)).close();
+    case 'migrate': {
+      const { openDatabase } = await import('./platform/database.js');
+      for (const name of selected) {
+        Object.assign(context, { service: name, phase: 'database' });
+        await (await openDatabase(config[name].database)).close();
+      }
       return void console.log(`migrations applied: ${selected.join(', ')}`);
+    }
     case 'org': {
-      const [, subcommand, file] = positionals;
-      if (subcommand !== 'apply' || !file) throw new ConfigError(usage);
+      const [subcommand, file, ...extra] = rest;
+      if (subcommand !== 'apply' || !file || extra.length) throw new UsageError(`usage: atrium org apply FILE (see atrium help org)`);
+      Object.assign(context, { service: 'org', phase: 'database' });
+      const { describeReport, runOrgApply } = await import('./org/commands.js');
       return void console.log(describeReport(file, await runOrgApply(config.org, file)));
     }
-    default:
-      throw new ConfigError(`unknown command '${command}'\n${usage}`);
+    case 'demo':
+      return (await import('./cli/demo.js')).runDemo(config.content);
   }
 }
 
+/**
+ * Starts the selected services one after the other. If one cannot start, the ones already running are
+ * stopped, so the process exits instead of serving half of the platform.
+ */
 async function serve(config: Config, selected: ServiceName[]): Promise<void> {
+  const [{ createContentService }, { createOrgService }, { prepareDatabase }] = await Promise.all([
+    import('./content/service.js'),
+    import('./org/service.js'),
+    import('./platform/database.js'),
+  ]);
+  // A first start creates both embedded databases side by side rather than one after the other.
+  await Promise.all(selected.map((name) => prepareDatabase(config[name].database)));
   const services: Closable[] = [];
   closeOnSignals(services, (message) => console.error(message));
-  if (selected.includes('content')) {
-    const content = await createContentService(config.content);
-    services.push(content);
-    await content.listen();
-  }
-  if (selected.includes('org')) {
-    const org = await createOrgService(config.org);
-    services.push(org);
-    await org.listen();
+  try {
+    for (const name of [...SERVICES].reverse().filter((service) => selected.includes(service))) {
+      Object.assign(context, { service: name, phase: 'database' });
+      const service = name === 'content' ? await createContentService(config.content) : await createOrgService(config.org);
+      services.push(service);
+      context.phase = 'listen';
+      await service.listen();
+    }
+  } catch (error) {
+    await Promise.allSettled(services.map((service) => service.close()));
+    throw error;
   }
 }
 
-main(process.argv.slice(2)).catch((error) => {
-  console.error(error instanceof ConfigError || error instanceof OrgFileError ? error.message : error);
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const message = describeFailure(error, context);
+  if (message) console.error(`atrium: ${message}`);
+  else console.error(error);
   process.exit(1);
 });

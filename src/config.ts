@@ -6,7 +6,17 @@ import path from 'node:path';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
-const url = z.string().url();
+/** WHATWG parsing takes `localhost:8080` for a URL with the scheme `localhost:`, so the scheme is checked. */
+const url = z
+  .string()
+  .url()
+  .refine((value) => /^https?:\/\//i.test(value), 'must start with http:// or https:// (for example http://localhost:8080)');
+const databaseUrl = z
+  .string()
+  .refine((value) => /^postgres(ql)?:\/\/\S+$/i.test(value), 'must be a PostgreSQL URL such as postgres://user@host:5432/database');
+/** Every password set from the environment (the owner's, and each `password_env` of the organization file). */
+export const passwordRule = z.string().min(8, 'must be at least 8 characters');
+const flag = z.enum(['0', '1', 'true', 'false']).transform((value) => value === '1' || value === 'true');
 const optionalText = z.string().min(1).optional();
 
 const envSchema = z.object({
@@ -17,12 +27,12 @@ const envSchema = z.object({
   CONTENT_PORT: port.default(8081),
   CONTENT_PUBLIC_URL: url.optional(),
   ATRIUM_DATA_DIR: z.string().min(1).default('./data'),
-  DATABASE_URL: url.optional(),
-  ORG_DATABASE_URL: url.optional(),
-  CONTENT_DATABASE_URL: url.optional(),
+  DATABASE_URL: databaseUrl.optional(),
+  ORG_DATABASE_URL: databaseUrl.optional(),
+  CONTENT_DATABASE_URL: databaseUrl.optional(),
   CONTENT_API_SECRET: z.string().min(16, 'CONTENT_API_SECRET must be at least 16 characters').optional(),
   ATRIUM_ADMIN_EMAIL: z.string().email().optional(),
-  ATRIUM_ADMIN_PASSWORD: z.string().min(8).optional(),
+  ATRIUM_ADMIN_PASSWORD: passwordRule.optional(),
   ATRIUM_ORG_FILE: optionalText,
   /** Development only: lets client ID metadata documents be fetched from loopback addresses. */
   ATRIUM_CIMD_ALLOW_LOOPBACK: z.enum(['0', '1', 'true', 'false']).optional(),
@@ -44,7 +54,14 @@ const envSchema = z.object({
    */
   TRUST_PROXY: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `pretty` for people (the default when standard output is a terminal), `json` for log collectors. */
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
+  /** Serves `GET /metrics` (Prometheus text format) on both services; off by default. */
+  METRICS_ENABLED: flag.default(false),
 });
+
+/** The environment variables `loadConfig` reads, for `atrium help`. */
+export const ENV_VARIABLES = Object.keys(envSchema.shape);
 
 /** Where a service keeps its data: the embedded database under the data dir, or a PostgreSQL schema. */
 export interface DatabaseConfig {
@@ -54,7 +71,10 @@ export interface DatabaseConfig {
   dataDir: string;
   /** PostgreSQL schema holding this service's tables. */
   schema: string;
+  /** The environment variable `url` came from, named in messages when the database does not answer. */
+  urlVariable?: string;
 }
+
 
 export interface ContentConfig {
   host: string;
@@ -68,6 +88,10 @@ export interface ContentConfig {
   revalidate: { url?: string; secret?: string };
   trustProxy?: string;
   logLevel: string;
+  /** `json` unless set (tests build configs by hand). */
+  logFormat?: 'pretty' | 'json';
+  /** Serves `GET /metrics`; off unless set. */
+  metrics?: boolean;
 }
 
 export interface OrgConfig {
@@ -94,6 +118,10 @@ export interface OrgConfig {
   delivery?: { windowSeconds?: number; timeoutSeconds?: number };
   trustProxy?: string;
   logLevel: string;
+  /** `json` unless set (tests build configs by hand). */
+  logFormat?: 'pretty' | 'json';
+  /** Serves `GET /metrics`; off unless set. */
+  metrics?: boolean;
 }
 
 /** The value of a named secret (`secret_env`), or undefined when it is not set. */
@@ -111,16 +139,18 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, terminal = process.stdout.isTTY === true): Config {
   const parsed = envSchema.safeParse(stripEmpty(env));
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const e = parsed.data;
   const dataDir = path.resolve(e.ATRIUM_DATA_DIR);
   const orgPublicUrl = trimSlash(e.ORG_PUBLIC_URL ?? `http://localhost:${e.ORG_PORT}`);
   const contentPublicUrl = trimSlash(e.CONTENT_PUBLIC_URL ?? `http://localhost:${e.CONTENT_PORT}`);
+  const observability = { logLevel: e.LOG_LEVEL, logFormat: e.LOG_FORMAT ?? (terminal ? 'pretty' : 'json'), metrics: e.METRICS_ENABLED } as const;
+  const urlVariable = (own: 'CONTENT_DATABASE_URL' | 'ORG_DATABASE_URL') => (e[own] ? own : e.DATABASE_URL ? 'DATABASE_URL' : undefined);
 
   const content: ContentConfig = {
     host: e.HOST,
@@ -130,13 +160,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       url: e.CONTENT_DATABASE_URL ?? e.DATABASE_URL,
       dataDir: path.join(dataDir, 'content'),
       schema: 'content',
+      urlVariable: urlVariable('CONTENT_DATABASE_URL'),
     },
     apiSecret: e.CONTENT_API_SECRET,
     dataDir,
     assetDir: path.join(dataDir, 'assets'),
     revalidate: { url: e.REVALIDATE_URL, secret: e.REVALIDATE_SECRET },
     trustProxy: e.TRUST_PROXY,
-    logLevel: e.LOG_LEVEL,
+    ...observability,
   };
   const org: OrgConfig = {
     host: e.HOST,
@@ -147,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       url: e.ORG_DATABASE_URL ?? e.DATABASE_URL,
       dataDir: path.join(dataDir, 'org'),
       schema: 'org',
+      urlVariable: urlVariable('ORG_DATABASE_URL'),
     },
     dataDir,
     admin: { email: e.ATRIUM_ADMIN_EMAIL, password: e.ATRIUM_ADMIN_PASSWORD },
@@ -158,7 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     resolveSecret: secretResolver(env),
     delivery: { windowSeconds: e.AGENT_DELIVERY_WINDOW_SECONDS, timeoutSeconds: e.AGENT_DELIVERY_TIMEOUT_SECONDS },
     trustProxy: e.TRUST_PROXY,
-    logLevel: e.LOG_LEVEL,
+    ...observability,
   };
   return { content, org };
 }

@@ -1,7 +1,6 @@
 /**
  * Part of `npm run test:conformance` (issue 4): the conformance suite's authorization-server scenarios, from
- * its 0.2 line (`mcp-conformance-authorization`, an npm alias of `@modelcontextprotocol/conformance@0.2.x`,
- * since the 0.1 line the server scenarios use has no `authorization` command), against a real org service:
+ * its 0.2 line (installed on demand beside the 0.1 line by packages.ts, since the 0.1 line the server scenarios use has no `authorization` command), against a real org service:
  *
  * - `authorization-server-metadata-endpoint`: the RFC 8414 document, its issuer equal to `--url`;
  * - `authorization-code-grant`: the suite prints an authorization URL and waits on its own loopback callback;
@@ -16,12 +15,12 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium } from 'playwright-core';
 import { node22 } from './node22.js';
+import { conformanceCli } from './packages.js';
 import { startConformanceOrg } from './org-service.js';
 import { repoRoot, resultsDir } from './suite.js';
 
@@ -72,7 +71,7 @@ async function registerSuiteClient(issuer: string): Promise<string> {
 /** Runs the suite under Node 22, playing the person whenever it prints an authorization URL. */
 async function runAuthorizationSuite(args: string[]): Promise<number> {
   const node = await node22(path.join(repoRoot, '.cache'));
-  const cli = createRequire(import.meta.url).resolve('mcp-conformance-authorization/dist/index.js');
+  const cli = await conformanceCli(path.join(repoRoot, '.cache'), 'authorization');
   const cwd = path.join(repoRoot, '.cache', 'conformance');
   await mkdir(cwd, { recursive: true });
   const child = spawn(node, [cli, ...args], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -1,14 +1,14 @@
 /**
- * Runs the `@modelcontextprotocol/conformance` CLI (pinned in devDependencies) under Node 22, with its results
+ * Runs the `@modelcontextprotocol/conformance` CLI (pinned in packages.ts, installed on demand) under Node 22, with its results
  * written below `.cache/conformance/` instead of the working tree. Exit code 0 means every applicable scenario
  * passed and every listed expected failure failed (the CLI also fails a baseline entry that starts passing).
  */
 import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { node22 } from './node22.js';
+import { conformanceCli } from './packages.js';
 import type { TokenProxy } from './token-proxy.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -16,7 +16,7 @@ const cacheRoot = path.join(repoRoot, '.cache');
 
 export async function runConformance(args: string[]): Promise<number> {
   const node = await node22(cacheRoot);
-  const cli = createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/dist/index.js');
+  const cli = await conformanceCli(cacheRoot, 'server');
   const cwd = path.join(cacheRoot, 'conformance');
   await mkdir(cwd, { recursive: true });
   const child = spawn(node, [cli, ...args], { cwd, stdio: 'inherit' });

@@ -5,9 +5,10 @@
 import { z } from 'zod';
 import { isoDatePattern } from '../platform/time.js';
 
-/** A page size: an integer in 1..max, `fallback` when absent. Query strings arrive as text. */
+/** A page size: an integer in 1..max, `fallback` when absent. Query strings arrive as text. The bounds and
+ * default are in the schema itself, so the description does not repeat them. */
 export function limitField(fallback: number, max: number) {
-  return z.coerce.number().int().min(1).max(max).default(fallback).describe(`1 to ${max}, default ${fallback}`);
+  return z.coerce.number().int().min(1).max(max).default(fallback).describe('items per page');
 }
 
 /** An ISO 8601 date or date-time, as cursors and date filters are given (spec section 8). */

@@ -25,7 +25,7 @@ export type SearchType = (typeof SEARCH_TYPES)[number];
 export const searchInput = z.strictObject({
   query: z.string().trim().min(1).max(200).describe('text to find, matched literally and case-insensitively'),
   type: z.enum(['all', ...SEARCH_TYPES]).default('all'),
-  limit: limitField(10, 50).describe('1 to 50 results per type, default 10'),
+  limit: limitField(10, 50).describe('results per type'),
 });
 export type SearchInput = z.infer<typeof searchInput>;
 

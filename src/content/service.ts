@@ -6,8 +6,10 @@
 import type { ContentConfig } from '../config.js';
 import { ChangeFeed } from '../platform/changes.js';
 import { openDatabase } from '../platform/database.js';
-import { createHttpServer, type HttpServer } from '../platform/http.js';
+import { createHttpServer, listenWithBanner, type HttpServer } from '../platform/http.js';
 import { startJobWorker } from '../platform/jobs.js';
+import { registerFavicon } from '../platform/favicon.js';
+import { registerMetrics } from '../platform/metrics.js';
 import { loadOrCreateSecret } from '../platform/secrets.js';
 import type { ContentContext } from './context.js';
 import { ensureContentHousekeepingScheduled } from './housekeeping.js';
@@ -38,13 +40,15 @@ export interface ContentServiceOptions {
 }
 
 export async function createContentService(config: ContentConfig, options: ContentServiceOptions = {}): Promise<ContentService> {
-  const app = createHttpServer({ service: 'content', logLevel: config.logLevel, trustProxy: config.trustProxy });
+  const app = createHttpServer({ service: 'content', logLevel: config.logLevel, logFormat: config.logFormat, trustProxy: config.trustProxy });
   const database = await openDatabase(config.database);
   let apiSecret = config.apiSecret;
+  let secretNote = 'API secret from CONTENT_API_SECRET';
   if (!apiSecret) {
     const stored = await loadOrCreateSecret(config.dataDir, 'content-api-secret');
     apiSecret = stored.value;
-    app.log.warn({ file: stored.file }, stored.created ? 'generated CONTENT_API_SECRET' : 'using generated CONTENT_API_SECRET');
+    if (stored.created) app.log.warn({ file: stored.file }, `generated CONTENT_API_SECRET, kept in ${stored.file}`);
+    secretNote = `API secret in ${stored.file}`;
   }
 
   const changes = await ChangeFeed.open(database, { log: app.log });
@@ -55,11 +59,14 @@ export async function createContentService(config: ContentConfig, options: Conte
   ctx.jobs = startJobWorker(database, { handlers, log: app.log, pollMs: options.jobPollMs });
   await ensureContentHousekeepingScheduled(database.db);
 
+  // Before every route, so its onResponse hook sees them all.
+  if (config.metrics) registerMetrics(app, { service: 'content', database });
   // Both watch routes as they are declared, so they come first.
   registerPublicCache(app, changes, { kinds: ['blog', 'changelog', 'roadmap'], serve: readCaches });
   await registerOpenApi(app, ctx);
   registerRestRoutes(app, ctx);
   registerContentMcp(app, ctx);
+  registerFavicon(app);
 
   app.addHook('onClose', async () => {
     await ctx.jobs.stop();
@@ -70,11 +77,8 @@ export async function createContentService(config: ContentConfig, options: Conte
   return {
     app,
     ctx,
-    async listen() {
-      const address = await app.listen({ host: config.host, port: config.port });
-      app.log.info({ url: config.publicUrl, listening: address }, `content service listening on ${address}`);
-      return address;
-    },
+    listen: () =>
+      listenWithBanner(app, { host: config.host, port: config.port, service: 'content', notes: [`API reference ${config.publicUrl}/docs`, secretNote] }),
     close: () => app.close(),
   };
 }

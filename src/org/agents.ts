@@ -10,6 +10,7 @@ import type { Queryable } from '../platform/database.js';
 import { usageOfAgents, usageRecord } from './agent-usage.js';
 import { orgErrors } from './errors.js';
 import { newId } from './ids.js';
+import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../platform/upsert.js';
 import { agents, organization } from './schema.js';
 
 export const ASSISTANT_KEY = 'assistant';
@@ -59,14 +60,15 @@ export interface DeclaredAgentInput {
   delivery: Record<string, unknown> | null;
 }
 
-export async function upsertDeclaredAgent(db: Queryable, input: DeclaredAgentInput): Promise<{ created: boolean }> {
+export async function upsertDeclaredAgent(db: Queryable, input: DeclaredAgentInput): Promise<{ outcome: UpsertOutcome }> {
   const values = { ...input, kind: 'declared' as const };
+  const compared = (Object.keys(values) as Array<keyof typeof values>).map((key) => agents[key]);
   const [row] = await db
     .insert(agents)
     .values({ id: newId('agt'), ...values })
-    .onConflictDoUpdate({ target: agents.key, set: { ...values, updatedAt: sql`now()` } })
+    .onConflictDoUpdate({ target: agents.key, set: { ...values, updatedAt: sql`now()` }, setWhere: differsFromExcluded(agents, compared) })
     .returning({ created: sql<boolean>`(xmax = 0)` });
-  return { created: row.created };
+  return { outcome: upsertOutcome(row) };
 }
 
 /**

@@ -11,16 +11,20 @@ import { OrgFileError, type OrgFile } from './org-file.js';
 import { upsertPerson } from './people.js';
 import { replaceStandingRules } from './rules.js';
 import { organization, people } from './schema.js';
+import { passwordRule } from '../config.js';
+import type { UpsertOutcome } from '../platform/upsert.js';
 import { newId } from './ids.js';
 import { setSpaceMembers, upsertSpace } from './spaces.js';
 
+export type OutcomeCounts = Record<UpsertOutcome, number>;
+
 export interface ApplyReport {
-  people: { created: number; updated: number };
-  spaces: { created: number; updated: number };
-  agents: { created: number; updated: number };
-  capabilities: { created: number; updated: number };
+  people: OutcomeCounts;
+  spaces: OutcomeCounts;
+  agents: OutcomeCounts;
+  capabilities: OutcomeCounts;
   rules: { count: number; changed: boolean };
-  /** Things applied with a caveat, such as a `password_env` that is not set. */
+  /** Things applied with a caveat, such as a `password_env` or `secret_env` that is not set. */
   warnings: string[];
 }
 
@@ -40,15 +44,18 @@ export async function applyOrgFile(db: Db, file: OrgFile, env: NodeJS.ProcessEnv
 
 /** The body of `applyOrgFile`, for callers that already hold the set-up lock in their own transaction. */
 export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.ProcessEnv, source: string): Promise<ApplyReport> {
+  const counts = (): OutcomeCounts => ({ created: 0, updated: 0, unchanged: 0 });
   const report: ApplyReport = {
-    people: { created: 0, updated: 0 },
-    spaces: { created: 0, updated: 0 },
-    agents: { created: 0, updated: 0 },
-    capabilities: { created: 0, updated: 0 },
+    people: counts(),
+    spaces: counts(),
+    agents: counts(),
+    capabilities: counts(),
     rules: { count: file.rules.length, changed: false },
     warnings: [],
   };
-  const count = (bucket: { created: number; updated: number }, created: boolean) => void bucket[created ? 'created' : 'updated']++;
+  const count = (bucket: OutcomeCounts, outcome: UpsertOutcome) => void bucket[outcome]++;
+  checkPasswords(file, env, source);
+  report.warnings.push(...unsetSecrets(file, env));
 
   await ensureOrganization(tx, file.organization);
 
@@ -58,19 +65,19 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
       password = env[person.password_env] || undefined;
       if (!password) report.warnings.push(`${person.password_env} is not set: the password of ${person.email} is left unchanged`);
     }
-    count(report.people, (await upsertPerson(tx, { email: person.email, name: person.name, role: person.role, password })).created);
+    count(report.people, (await upsertPerson(tx, { email: person.email, name: person.name, role: person.role, password })).outcome);
   }
 
   const personIds = await resolvePeople(tx, file, source);
 
   for (const declared of file.spaces) {
-    const { space, created } = await upsertSpace(tx, { key: declared.key, name: declared.name });
-    await setSpaceMembers(tx, space.id, [...new Set(declared.members.map((email) => personIds.get(email)!))]);
-    count(report.spaces, created);
+    const { space, outcome } = await upsertSpace(tx, { key: declared.key, name: declared.name });
+    const membersChanged = await setSpaceMembers(tx, space.id, [...new Set(declared.members.map((email) => personIds.get(email)!))]);
+    count(report.spaces, outcome === 'unchanged' && membersChanged ? 'updated' : outcome);
   }
 
   for (const agent of file.agents) {
-    const { created } = await upsertDeclaredAgent(tx, {
+    const { outcome } = await upsertDeclaredAgent(tx, {
       key: agent.key,
       name: agent.name,
       description: agent.description,
@@ -79,11 +86,11 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
       budget: agent.budget ?? null,
       delivery: agent.delivery ?? null,
     });
-    count(report.agents, created);
+    count(report.agents, outcome);
   }
 
   for (const capability of file.capabilities) {
-    const { created } = await upsertCapability(tx, {
+    const { outcome } = await upsertCapability(tx, {
       key: capability.key,
       name: capability.name ?? capability.key,
       description: capability.description,
@@ -93,11 +100,36 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
       inputSchema: capability.input_schema ?? null,
       enabled: capability.enabled,
     });
-    count(report.capabilities, created);
+    count(report.capabilities, outcome);
   }
 
   report.rules.changed = (await replaceStandingRules(tx, file.rules)).changed;
   return report;
+}
+
+/** A password from `password_env` follows the rule of ATRIUM_ADMIN_PASSWORD; a weaker one refuses the whole file. */
+function checkPasswords(file: OrgFile, env: NodeJS.ProcessEnv, source: string): void {
+  const problems = file.people.flatMap((person) => {
+    const value = person.password_env ? env[person.password_env] : undefined;
+    if (!value) return [];
+    const checked = passwordRule.safeParse(value);
+    return checked.success ? [] : [`${person.password_env} (the password of ${person.email}) ${checked.error.issues[0]?.message}`];
+  });
+  if (problems.length) throw new OrgFileError(source, problems);
+}
+
+/** Each `secret_env` the file names that is not set: its webhook calls could not be signed. */
+function unsetSecrets(file: OrgFile, env: NodeJS.ProcessEnv): string[] {
+  const named = [
+    ...file.agents.map((agent) => ({ variable: agent.delivery?.secret_env, user: `agent ${agent.key}` })),
+    ...file.capabilities.map((capability) => ({
+      variable: 'secret_env' in capability.connector ? capability.connector.secret_env : undefined,
+      user: `capability ${capability.key}`,
+    })),
+  ];
+  return named
+    .filter((entry): entry is { variable: string; user: string } => !!entry.variable && !env[entry.variable])
+    .map((entry) => `${entry.variable} is not set: ${entry.user} cannot sign its webhook calls until it is`);
 }
 
 /** Creates the organization row on first use; the file's name and client autonomy win when given. */

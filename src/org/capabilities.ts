@@ -5,6 +5,7 @@
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../platform/database.js';
 import { newId } from './ids.js';
+import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../platform/upsert.js';
 import { capabilities } from './schema.js';
 
 export interface CapabilityInput {
@@ -18,11 +19,12 @@ export interface CapabilityInput {
   enabled: boolean;
 }
 
-export async function upsertCapability(db: Queryable, input: CapabilityInput): Promise<{ created: boolean }> {
+export async function upsertCapability(db: Queryable, input: CapabilityInput): Promise<{ outcome: UpsertOutcome }> {
+  const compared = (Object.keys(input) as Array<keyof CapabilityInput>).map((key) => capabilities[key]);
   const [row] = await db
     .insert(capabilities)
     .values({ id: newId('cap'), ...input })
-    .onConflictDoUpdate({ target: capabilities.key, set: { ...input, updatedAt: sql`now()` } })
+    .onConflictDoUpdate({ target: capabilities.key, set: { ...input, updatedAt: sql`now()` }, setWhere: differsFromExcluded(capabilities, compared) })
     .returning({ created: sql<boolean>`(xmax = 0)` });
-  return { created: row.created };
+  return { outcome: upsertOutcome(row) };
 }

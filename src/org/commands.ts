@@ -16,7 +16,7 @@ export async function runOrgApply(config: OrgConfig, file: string, env: NodeJS.P
 
 export function describeReport(file: string, report: ApplyReport): string {
   const counts = (['people', 'spaces', 'agents', 'capabilities'] as const).map(
-    (kind) => `${kind}: ${report[kind].created} created, ${report[kind].updated} updated`,
+    (kind) => `${kind}: ${report[kind].created} created, ${report[kind].updated} updated, ${report[kind].unchanged} unchanged`,
   );
   const rules = `rules: ${report.rules.count}${report.rules.changed ? ' (replaced)' : ' (unchanged)'}`;
   return [`applied ${file}`, ...counts, rules, ...report.warnings.map((warning) => `warning: ${warning}`)].join('\n  ');

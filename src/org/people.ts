@@ -2,6 +2,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../platform/database.js';
 import { newId } from './ids.js';
+import type { UpsertOutcome } from '../platform/upsert.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { people } from './schema.js';
 
@@ -51,21 +52,26 @@ export interface PersonInput {
 }
 
 /** Creates the person or updates name and role; the password changes only when a different one is given. */
-export async function upsertPerson(db: Queryable, input: PersonInput): Promise<{ person: Person; created: boolean }> {
+export async function upsertPerson(db: Queryable, input: PersonInput): Promise<{ person: Person; outcome: UpsertOutcome }> {
   const email = normalizeEmail(input.email);
-  const [existing] = await db.select({ id: people.id, passwordHash: people.passwordHash }).from(people).where(eq(people.email, email));
+  const [existing] = await db
+    .select({ id: people.id, name: people.name, role: people.role, passwordHash: people.passwordHash })
+    .from(people)
+    .where(eq(people.email, email));
   let passwordHash = existing?.passwordHash ?? null;
   if (input.password !== undefined && !(await verifyPassword(input.password, passwordHash))) {
     passwordHash = await hashPassword(input.password);
   }
   if (existing) {
+    const person = { id: existing.id, email, name: input.name, role: input.role };
+    if (existing.name === input.name && existing.role === input.role && existing.passwordHash === passwordHash) return { person, outcome: 'unchanged' };
     await db
       .update(people)
       .set({ name: input.name, role: input.role, passwordHash, updatedAt: sql`now()` })
       .where(eq(people.id, existing.id));
-    return { person: { id: existing.id, email, name: input.name, role: input.role }, created: false };
+    return { person, outcome: 'updated' };
   }
   const id = newId('per');
   await db.insert(people).values({ id, email, name: input.name, role: input.role, passwordHash });
-  return { person: { id, email, name: input.name, role: input.role }, created: true };
+  return { person: { id, email, name: input.name, role: input.role }, outcome: 'created' };
 }

@@ -2,10 +2,12 @@
  * The organization service: the OAuth 2.1 authorization server, the organization MCP endpoint and the
  * people's web pages (interface A).
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { OrgConfig } from '../config.js';
 import { openDatabase, type Database } from '../platform/database.js';
-import { createHttpServer, type HttpServer } from '../platform/http.js';
+import { createHttpServer, listenWithBanner, type HttpServer } from '../platform/http.js';
 import { startJobWorker, type JobWorker } from '../platform/jobs.js';
 import { registerAuthRoutes } from '../auth/routes.js';
 import { bootstrapOrganization } from './bootstrap.js';
@@ -13,7 +15,9 @@ import { registerAgentApi } from './delivery/agent-api.js';
 import { deliveryJobHandlers, taskAnswerHandlers } from './delivery/deliveries.js';
 import type { OrgContext } from './context.js';
 import { ensureHousekeepingScheduled, HOUSEKEEPING_JOB, housekeepingJob } from './housekeeping.js';
-import { registerOrgMcp } from './mcp/server.js';
+import { orgTools, registerOrgMcp } from './mcp/server.js';
+import { registerFavicon } from '../platform/favicon.js';
+import { registerMetrics } from '../platform/metrics.js';
 import type { OrgToolDefinition } from './mcp/tools.js';
 import { operationJobHandlers, type OperationRunners } from './operations/operations.js';
 import { operationRunners } from './operations/runners.js';
@@ -43,7 +47,7 @@ export interface OrgServiceOptions {
 }
 
 export async function createOrgService(config: OrgConfig, options: OrgServiceOptions = {}): Promise<OrgService> {
-  const app = createHttpServer({ service: 'org', logLevel: config.logLevel, trustProxy: config.trustProxy });
+  const app = createHttpServer({ service: 'org', logLevel: config.logLevel, logFormat: config.logFormat, trustProxy: config.trustProxy });
   const database = await openDatabase(config.database);
   try {
     await bootstrapOrganization(database.db, config, app.log);
@@ -70,14 +74,18 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   });
   jobs = worker;
 
+  // Before every route, so its onResponse hook sees them all.
+  if (config.metrics) registerMetrics(app, { service: 'org', database });
   app.get('/health', async (_request, reply) => {
     const ok = await database.db.execute(sql`SELECT 1`).then(() => true, () => false);
     return reply.code(ok ? 200 : 503).send({ ok, service: 'atrium-org', mcp: '/mcp' });
   });
 
   registerAuthRoutes(app, ctx);
-  await registerWebPages(app, ctx);
-  registerOrgMcp(app, ctx, { tools: options.mcpTools, budgetMs: options.toolBudgetMs });
+  const tools = options.mcpTools ?? orgTools;
+  await registerWebPages(app, ctx, tools);
+  registerOrgMcp(app, ctx, { tools, budgetMs: options.toolBudgetMs });
+  registerFavicon(app);
   registerAgentApi(app, ctx);
 
   app.addHook('onClose', async () => {
@@ -90,11 +98,17 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
     database,
     ctx,
     jobs: worker,
-    async listen() {
-      const address = await app.listen({ host: config.host, port: config.port });
-      app.log.info({ url: config.publicUrl, listening: address }, `org service listening on ${address}`);
-      return address;
-    },
+    listen: () => listenWithBanner(app, { host: config.host, port: config.port, service: 'org', notes: bannerNotes(config) }),
     close: () => app.close(),
   };
+}
+
+/** Where a person goes first, and where the generated owner password is kept (when it was generated). */
+function bannerNotes(config: OrgConfig): string[] {
+  const passwordFile = path.join(config.dataDir, 'secrets', 'admin-password');
+  return [
+    `sign in at ${config.publicUrl}/signin`,
+    `MCP tools ${config.publicUrl}/docs`,
+    ...(existsSync(passwordFile) ? [`owner password in ${passwordFile}`] : []),
+  ];
 }

@@ -2,6 +2,7 @@
 import { and, asc, eq, notInArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../platform/database.js';
 import { newId } from './ids.js';
+import type { UpsertOutcome } from '../platform/upsert.js';
 import { spaceMembers, spaces } from './schema.js';
 
 export interface Space {
@@ -27,29 +28,32 @@ export async function listSpaceIdsOfPerson(db: Queryable, personId: string): Pro
   return rows.map((row) => row.id);
 }
 
-export async function upsertSpace(db: Queryable, input: { key: string; name: string }): Promise<{ space: Space; created: boolean }> {
-  const [existing] = await db.select({ id: spaces.id }).from(spaces).where(eq(spaces.key, input.key));
+export async function upsertSpace(db: Queryable, input: { key: string; name: string }): Promise<{ space: Space; outcome: UpsertOutcome }> {
+  const [existing] = await db.select({ id: spaces.id, name: spaces.name }).from(spaces).where(eq(spaces.key, input.key));
   if (existing) {
+    if (existing.name === input.name) return { space: { id: existing.id, ...input }, outcome: 'unchanged' };
     await db.update(spaces).set({ name: input.name, updatedAt: sql`now()` }).where(eq(spaces.id, existing.id));
-    return { space: { id: existing.id, ...input }, created: false };
+    return { space: { id: existing.id, ...input }, outcome: 'updated' };
   }
   const id = newId('spc');
   await db.insert(spaces).values({ id, ...input });
-  return { space: { id, ...input }, created: true };
+  return { space: { id, ...input }, outcome: 'created' };
 }
 
 /** Makes the members exactly `personIds`: the organization file is the declaration of who belongs. */
-export async function setSpaceMembers(db: Queryable, spaceId: string, personIds: string[]): Promise<void> {
+/** Returns whether anyone joined or left. */
+export async function setSpaceMembers(db: Queryable, spaceId: string, personIds: string[]): Promise<boolean> {
   const stale = personIds.length
     ? and(eq(spaceMembers.spaceId, spaceId), notInArray(spaceMembers.personId, personIds))
     : eq(spaceMembers.spaceId, spaceId);
-  await db.delete(spaceMembers).where(stale);
-  if (personIds.length) {
-    await db
-      .insert(spaceMembers)
-      .values(personIds.map((personId) => ({ spaceId, personId })))
-      .onConflictDoNothing();
-  }
+  const left = await db.delete(spaceMembers).where(stale).returning({ personId: spaceMembers.personId });
+  if (!personIds.length) return left.length > 0;
+  const joined = await db
+    .insert(spaceMembers)
+    .values(personIds.map((personId) => ({ spaceId, personId })))
+    .onConflictDoNothing()
+    .returning({ personId: spaceMembers.personId });
+  return left.length > 0 || joined.length > 0;
 }
 
 export async function addSpaceMember(db: Queryable, spaceId: string, personId: string): Promise<void> {

@@ -6,9 +6,12 @@
  * Transactions go only through `db.transaction()`: on PGlite a raw `BEGIN` would let a concurrent query
  * join the transaction and be rolled back with it.
  */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql } from 'drizzle-orm';
@@ -43,6 +46,8 @@ export interface Database {
    * autovacuum does this already; there it does nothing.
    */
   maintain(): Promise<void>;
+  /** The connections this process holds (for /metrics): PGlite is one in-process connection. */
+  pool(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -65,19 +70,26 @@ export async function openDatabase(config: DatabaseConfig, options: { poolSize?:
   return config.url ? openPostgres(config.url, config.schema, options.poolSize ?? 10) : openPglite(config);
 }
 
+/**
+ * PostgreSQL's defaults (128 MB of shared buffers, among others) are sized for a dedicated server; the embedded
+ * database serves one small process, and WebAssembly memory, once grown, is never returned. The page cache of
+ * the operating system still holds the data files.
+ */
+export const EMBEDDED_SETTINGS = ['shared_buffers=16MB', 'temp_buffers=4MB', 'work_mem=4MB', 'maintenance_work_mem=16MB'];
+
+/**
+ * Creates a new embedded data directory ahead of opening it (nothing to do for PostgreSQL, memory or an existing
+ * directory), so `serve` can prepare both services' directories at once.
+ */
+export async function prepareDatabase(config: DatabaseConfig): Promise<void> {
+  if (config.url || config.dataDir.startsWith('memory://') || existsSync(path.join(config.dataDir, 'PG_VERSION'))) return;
+  await prepareEmbeddedDatabase(config);
+}
+
 async function openPglite(config: DatabaseConfig): Promise<Database> {
-  const inMemory = config.dataDir.startsWith('memory://');
-  if (!inMemory) await mkdir(config.dataDir, { recursive: true });
-  const client = await PGlite.create(inMemory ? undefined : config.dataDir, { extensions: { pg_trgm } });
-  // pg_trgm is loaded on every open; the extension's objects live in public, next to our schema on the path.
-  await client.exec(`
-    CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
-    CREATE SCHEMA IF NOT EXISTS "${config.schema}";
-    SET search_path TO "${config.schema}", public;
-    SET TimeZone TO 'UTC';
-  `);
-  const db = drizzlePglite({ client }) as unknown as Db;
-  await migratePglite(db as never, { migrationsFolder, migrationsSchema: config.schema });
+  await prepareDatabase(config);
+  const client = await openPgliteClient(config);
+  const db = await migrateEmbedded(client, config);
   return {
     db,
     engine: 'pglite',
@@ -89,8 +101,53 @@ async function openPglite(config: DatabaseConfig): Promise<Database> {
       return { close: () => unlisten() };
     },
     maintain: async () => void (await client.exec('VACUUM ANALYZE')),
+    pool: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: () => client.close(),
   };
+}
+
+/** Opens (or, for a new directory, initializes) the embedded database, sized for a small service. */
+export async function openPgliteClient(config: DatabaseConfig): Promise<PGlite> {
+  const inMemory = config.dataDir.startsWith('memory://');
+  if (!inMemory) await mkdir(config.dataDir, { recursive: true });
+  return PGlite.create(inMemory ? undefined : config.dataDir, { extensions: { pg_trgm }, postgresqlconf: EMBEDDED_SETTINGS });
+}
+
+/** Loads pg_trgm, selects the service's schema and applies pending migrations. */
+export async function migrateEmbedded(client: PGlite, config: DatabaseConfig): Promise<Db> {
+  // pg_trgm is loaded on every open; the extension's objects live in public, next to our schema on the path.
+  await client.exec(`
+    CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
+    CREATE SCHEMA IF NOT EXISTS "${config.schema}";
+    SET search_path TO "${config.schema}", public;
+    SET TimeZone TO 'UTC';
+  `);
+  const db = drizzlePglite({ client }) as unknown as Db;
+  await migratePglite(db as never, { migrationsFolder, migrationsSchema: config.schema });
+  return db;
+}
+
+/**
+ * Creating a data directory (initdb, then every migration) grows the WebAssembly heap to ~800 MB, which a process
+ * never gives back; a child process does it and exits, and the serving process only reopens the result.
+ */
+async function prepareEmbeddedDatabase(config: DatabaseConfig): Promise<void> {
+  const child = spawn(process.execPath, ['--import', tsxLoader(), prepareModule, config.dataDir, config.schema], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', resolve);
+  });
+  if (code !== 0) throw new Error(`could not create the embedded database in ${config.dataDir}: ${stderr.trim() || `exit code ${code}`}`);
+}
+
+const prepareModule = fileURLToPath(new URL('./prepare-embedded-database.ts', import.meta.url));
+
+function tsxLoader(): string {
+  return pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 }
 
 async function openPostgres(url: string, schema: string, poolSize: number): Promise<Database> {
@@ -108,6 +165,7 @@ async function openPostgres(url: string, schema: string, poolSize: number): Prom
     rows: async (query) => ((await db.execute(query)) as unknown as { rows: never[] }).rows,
     listen: (channel, handlers) => listenPostgres(url, schema, channel, handlers),
     maintain: async () => {},
+    pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
 }
@@ -169,7 +227,8 @@ async function listenPostgres(url: string, schema: string, channel: string, hand
  * database take turns instead of colliding on `CREATE TABLE`.
  */
 async function migratePostgres(url: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url, options: `-c search_path="${schema}",public -c TimeZone=UTC` });
+  // A server that never answers (a firewalled host) fails the start after a while instead of hanging it.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 15_000, options: `-c search_path="${schema}",public -c TimeZone=UTC` });
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);

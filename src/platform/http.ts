@@ -1,6 +1,6 @@
 /**
  * The HTTP server factory both services use: Fastify with zod schemas as the single source of request
- * validation (and of the OpenAPI document), one structured log line per request, and one error mapper
+ * validation (and of the OpenAPI document), one structured log line per request (at debug level), and one error mapper
  * that turns anything thrown into the catalogued JSON error shape.
  */
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -11,13 +11,14 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { AppError, isAppError } from './errors.js';
-import { loggerOptions } from './logger.js';
+import { loggerOptions, type LogFormat } from './logger.js';
 
 export type HttpServer = FastifyInstance<any, any, any, any, ZodTypeProvider>;
 
 export interface HttpServerOptions {
   service: string;
   logLevel: string;
+  logFormat?: LogFormat;
   /** Largest request body accepted, in bytes; default 1 MiB. */
   bodyLimit?: number;
   /** TRUST_PROXY as configured: `true`, or a comma-separated list of the proxies' addresses/CIDRs. */
@@ -26,7 +27,7 @@ export interface HttpServerOptions {
 
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const app = Fastify({
-    logger: loggerOptions(options.logLevel, options.service),
+    logger: loggerOptions(options.logLevel, options.service, options.logFormat),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     trustProxy: parseTrustProxy(options.trustProxy),
@@ -42,8 +43,9 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  // One line per request at debug level: a person reading the log at `info` sees the service, not the traffic.
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
+    request.log.debug(
       { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
@@ -107,4 +109,13 @@ function parseTrustProxy(value: string | undefined): boolean | string[] {
   if (!value || value === 'false') return false;
   if (value === 'true') return true;
   return value.split(',').map((entry) => entry.trim()).filter(Boolean);
+}
+
+/**
+ * Starts listening and logs the service's start banner, once per bound address: where it listens, then
+ * `notes` (where to go first, where generated secrets are kept), on every start.
+ */
+export async function listenWithBanner(app: HttpServer, options: { host: string; port: number; service: string; notes: string[] }): Promise<string> {
+  const banner = (address: string) => [`${options.service} service listening on ${address}`, ...options.notes].join(' · ');
+  return app.listen({ host: options.host, port: options.port, listenTextResolver: banner });
 }

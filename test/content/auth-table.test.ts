@@ -4,7 +4,7 @@
  * anonymous client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OpenApiDocument } from '../../src/content/rest/docs.js';
+import type { OpenApiDocument } from '../../src/content/rest/openapi.js';
 import { actor, startContent, type TestContent } from '../helpers/content.js';
 import { specRoutes, type SpecRoute } from '../helpers/content-routes.js';
 import { engines } from '../helpers/databases.js';

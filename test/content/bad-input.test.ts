@@ -11,7 +11,7 @@ import { getTableName, is, sql } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as contentSchema from '../../src/content/schema.js';
-import type { JsonSchema, OpenApiDocument, OpenApiOperation } from '../../src/content/rest/docs.js';
+import type { JsonSchema, OpenApiDocument, OpenApiOperation } from '../../src/content/rest/openapi.js';
 import { jobs } from '../../src/platform/schema.js';
 import { actor, startContent, type TestContent } from '../helpers/content.js';
 import { engines } from '../helpers/databases.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JsonSchema, OpenApiDocument } from '../../src/content/rest/docs.js';
+import type { JsonSchema, OpenApiDocument } from '../../src/content/rest/openapi.js';
 import { startContent, type TestContent } from '../helpers/content.js';
 import { listLimits, specRoutes } from '../helpers/content-routes.js';
 import { engines } from '../helpers/databases.js';
@@ -71,18 +71,25 @@ describe.each(engines)('OpenAPI document and API reference on %s', (engine) => {
     expect(key?.name).toBe('key');
   });
 
-  it('renders /docs as a self-contained HTML page listing every route', async () => {
-    const page = await content.request('GET', '/docs');
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
-    expect(page.text).toMatch(/^<!doctype html>/);
-    expect(page.text).not.toMatch(/<script|<link|https?:\/\/(?!127\.0\.0\.1)/);
-    for (const { method, path, auth } of specRoutes) {
-      const heading = `<span class="method ${method.toLowerCase()}">${method}</span> <code>${path}</code>`;
-      expect(page.text, `${method} ${path}`).toContain(heading);
-      const article = page.text.slice(page.text.indexOf(heading)).split('</article>')[0];
-      expect(article.includes('bearer secret'), `${method} ${path} auth badge`).toBe(auth);
+  it('serves /docs as Swagger UI with its scripts and styles from this service, over the same document', async () => {
+    const entry = await fetch(`${content.url}/docs`);
+    expect(entry.status).toBe(200);
+    expect(entry.headers.get('content-type')).toContain('text/html');
+    const page = await entry.text();
+    const assets = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
+    expect(assets.length).toBeGreaterThan(0);
+    for (const asset of assets) {
+      expect(asset, 'no CDN').not.toMatch(/^(https?:)?\/\//);
+      expect((await fetch(new URL(asset, entry.url))).status, asset).toBe(200);
     }
+    const served = (await fetch(`${content.url}/docs/json`).then((response) => response.json())) as OpenApiDocument;
+    expect(Object.keys(served.paths).sort()).toEqual(Object.keys(document.paths).sort());
+    expect(JSON.stringify(served)).not.toMatch(/DESIGN|interface [A-C]\b/);
+  });
+
+  it('describes /health and /mcp', () => {
+    expect(operation('GET', '/health')?.description).toContain('503');
+    expect(operation('POST', '/mcp')?.summary).toContain('MCP');
+    expect(operation('POST', '/mcp')?.description).toContain('Mcp-Session-Id');
   });
 });

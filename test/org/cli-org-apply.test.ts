@@ -39,11 +39,21 @@ spaces: [{ key: web, name: Website, members: [ada@example.com] }]
 
   it('applies the file, then applies it again without creating anything', { timeout: 120_000 }, async () => {
     const first = await run('node', [cli, 'org', 'apply', path.join(dir, 'org.yaml')], { env });
-    expect(first.stdout).toContain('people: 1 created, 0 updated');
-    expect(first.stdout).toContain('spaces: 1 created, 0 updated');
+    expect(first.stdout).toContain('people: 1 created, 0 updated, 0 unchanged');
+    expect(first.stdout).toContain('spaces: 1 created, 0 updated, 0 unchanged');
     const second = await run('node', [cli, 'org', 'apply', path.join(dir, 'org.yaml')], { env });
-    expect(second.stdout).toContain('people: 0 created, 1 updated');
-    expect(second.stdout).toContain('spaces: 0 created, 1 updated');
+    expect(second.stdout).toContain('people: 0 created, 0 updated, 1 unchanged');
+    expect(second.stdout).toContain('spaces: 0 created, 0 updated, 1 unchanged');
+  });
+
+  it('refuses a password shorter than ATRIUM_ADMIN_PASSWORD allows', { timeout: 60_000 }, async () => {
+    const failure = await run('node', [cli, 'org', 'apply', path.join(dir, 'org.yaml')], { env: { ...env, ADA_PASSWORD: 'x' } }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure?.code).toBe(1);
+    expect(failure?.stderr).toContain('ADA_PASSWORD (the password of ada@example.com) must be at least 8 characters');
+    expect(failure?.stderr).not.toMatch(/^\s+at /m);
   });
 
   it('exits 1 on an invalid file, naming the problem', { timeout: 60_000 }, async () => {

@@ -115,7 +115,7 @@ agents: [{ key: assistant, name: Mine }]
 describe.each(engines)('applying the organization file on %s', (engine) => {
   let database: Database;
   let close: () => Promise<void>;
-  const env = { ADA_PASSWORD: 'ada-password-1' };
+  const env = { ADA_PASSWORD: 'ada-password-1', SCRIBE_SECRET: 'whsec_c2NyaWJl', HOOK_SECRET: 'whsec_aG9vaw' };
 
   beforeEach(async () => {
     ({ database, close } = await openOrgDatabase(engine));
@@ -125,10 +125,10 @@ describe.each(engines)('applying the organization file on %s', (engine) => {
   it('creates everything the file declares', async () => {
     const report = await applyOrgFile(database.db, parseOrgFile(EXAMPLE), env);
     expect(report).toEqual({
-      people: { created: 2, updated: 0 },
-      spaces: { created: 1, updated: 0 },
-      agents: { created: 1, updated: 0 },
-      capabilities: { created: 2, updated: 0 },
+      people: { created: 2, updated: 0, unchanged: 0 },
+      spaces: { created: 1, updated: 0, unchanged: 0 },
+      agents: { created: 1, updated: 0, unchanged: 0 },
+      capabilities: { created: 2, updated: 0, unchanged: 0 },
       rules: { count: 2, changed: true },
       warnings: [],
     });
@@ -166,7 +166,9 @@ describe.each(engines)('applying the organization file on %s', (engine) => {
     });
     const before = await snapshot();
     const report = await applyOrgFile(database.db, file, env);
-    expect(report.people).toEqual({ created: 0, updated: 2 });
+    for (const kind of ['people', 'spaces', 'agents', 'capabilities'] as const) {
+      expect(report[kind], kind).toEqual({ created: 0, updated: 0, unchanged: file[kind].length });
+    }
     expect(report.rules.changed).toBe(false);
     const after = await snapshot();
     expect(after.spaces).toEqual(before.spaces);
@@ -175,6 +177,16 @@ describe.each(engines)('applying the organization file on %s', (engine) => {
     expect(after.rules).toEqual(before.rules);
     // The same password is not re-hashed.
     expect(after.people.map((p) => p.passwordHash)).toEqual(before.people.map((p) => p.passwordHash));
+  });
+
+  it('reports a change as updated, and warns about every secret_env that is not set', async () => {
+    await applyOrgFile(database.db, parseOrgFile(EXAMPLE), env);
+    const report = await applyOrgFile(database.db, parseOrgFile(EXAMPLE.replace('name: Ada', 'name: Ada L.')), { ADA_PASSWORD: env.ADA_PASSWORD });
+    expect(report.people).toEqual({ created: 0, updated: 1, unchanged: 1 });
+    expect(report.warnings).toEqual([
+      'SCRIBE_SECRET is not set: agent scribe cannot sign its webhook calls until it is',
+      'HOOK_SECRET is not set: capability notify_team cannot sign its webhook calls until it is',
+    ]);
   });
 
   it('brings members up to date without deleting what the file no longer mentions', async () => {
@@ -206,7 +218,7 @@ spaces: [{ key: ops, name: Ops, members: [nobody@example.com] }]
 
   it('warns and keeps the password when password_env is not set', async () => {
     await applyOrgFile(database.db, parseOrgFile(EXAMPLE), env);
-    const report = await applyOrgFile(database.db, parseOrgFile(EXAMPLE), {});
+    const report = await applyOrgFile(database.db, parseOrgFile(EXAMPLE), { ...env, ADA_PASSWORD: '' });
     expect(report.warnings).toEqual(['ADA_PASSWORD is not set: the password of ada@example.com is left unchanged']);
     expect(await authenticate(database.db, 'ada@example.com', 'ada-password-1')).not.toBeNull();
   });

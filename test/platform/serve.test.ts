@@ -24,7 +24,7 @@ async function serve(args: string[], dataDir: string, expected: string[]): Promi
     let buffer = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
-      for (const match of buffer.matchAll(/"msg":"(\w+) service listening on (http:\/\/[^"]+)"/g)) urls[match[1]] = match[2];
+      for (const match of buffer.matchAll(/"msg":"(\w+) service listening on (http:\/\/[^" ]+)/g)) urls[match[1]] = match[2];
       if (expected.every((name) => urls[name])) resolve();
     });
     void exited.then((code) => reject(new Error(`exited early with ${code}`)));
@@ -40,7 +40,8 @@ describe('atrium serve', () => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('runs both services on the embedded database and exits 0 on SIGTERM', async () => {
+  // A first start creates two embedded databases (initdb and migrations): allow for a busy machine.
+  it('runs both services on the embedded database and exits 0 on SIGTERM', { timeout: 120_000 }, async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'atrium-serve-'));
     running = await serve([], dataDir, ['content', 'org']);
     const content = await fetch(`${running.urls.content}/health`).then((response) => response.json());
@@ -52,7 +53,7 @@ describe('atrium serve', () => {
     expect(await running.exited).toBe(0);
   });
 
-  it('runs only the content service with --only content', async () => {
+  it('runs only the content service with --only content', { timeout: 120_000 }, async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'atrium-serve-'));
     running = await serve(['--only', 'content'], dataDir, ['content']);
     expect(Object.keys(running.urls)).toEqual(['content']);

@@ -141,7 +141,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
       ...protectedRoute,
       schema: {
         tags,
-        summary: 'Schedule a draft or a post in review to publish itself at publish_at (DESIGN 3)',
+        summary: 'Schedule a draft or a post in review to publish itself at publish_at, once',
         params,
         body: schedulePostInput.extend(actorFields),
         response: { 200: postRecord },

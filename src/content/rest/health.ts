@@ -8,7 +8,14 @@ const healthBody = z.object({ ok: z.boolean(), service: z.string(), mcp: z.strin
 export function registerHealthRoutes(app: HttpServer, ctx: ContentContext): void {
   app.get(
     '/health',
-    { schema: { tags: ['health'], summary: 'Service health', response: { 200: healthBody, 503: healthBody } } },
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Service health, for load balancers and monitors',
+        description: 'No authentication. 200 `{"ok": true}` when the database answers; 503 `{"ok": false}` when it does not. `mcp` is the path of the MCP endpoint.',
+        response: { 200: healthBody, 503: healthBody },
+      },
+    },
     async (_request, reply) => {
       const ok = await ctx.db.execute(sql`SELECT 1`).then(
         () => true,

@@ -27,15 +27,15 @@ export function registerConnectionsPage(app: FastifyInstance, web: WebContext): 
 
     const body = html`<h1>Connected applications</h1>
 ${connections.length
-  ? html`<table>
+  ? html`<table class="stack">
 <thead><tr><th scope="col">Application</th><th scope="col">Permissions</th><th scope="col">Connected</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
 <tbody>
 ${connections.map(
   (connection) => html`<tr>
 <th scope="row">${connection.clientName}</th>
-<td>${connection.scopes.length ? html`<ul>${connection.scopes.map((scope) => html`<li>${scope}</li>`)}</ul>` : 'none'}</td>
-<td>${formatTime(connection.connectedAt)}</td>
-<td>${formatTime(connection.lastUsedAt)}</td>
+<td data-label="Permissions">${connection.scopes.length ? html`<ul>${connection.scopes.map((scope) => html`<li>${scope}</li>`)}</ul>` : 'none'}</td>
+<td data-label="Connected">${formatTime(connection.connectedAt)}</td>
+<td data-label="Last used">${formatTime(connection.lastUsedAt)}</td>
 <td><form method="post" action="/connections/disconnect">
 <input type="hidden" name="csrf" value="${csrf}">
 <input type="hidden" name="client_id" value="${connection.clientId}">

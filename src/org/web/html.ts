@@ -32,16 +32,28 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
 const STYLE = `
   :root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5; }
   body { margin: 0; }
-  header, main { max-width: 40rem; margin: 0 auto; padding: 1rem; }
-  header { display: flex; justify-content: space-between; align-items: center; border-bottom: 1px solid #8884; }
-  header form { margin: 0; }
+  header, main { max-width: 48rem; margin: 0 auto; padding: 1rem; box-sizing: border-box; }
+  header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; justify-content: space-between; align-items: center; border-bottom: 1px solid #8884; }
+  header form { margin: 0; display: flex; flex-wrap: wrap; align-items: center; gap: .5rem; min-width: 0; }
+  header form span { overflow-wrap: anywhere; }
+  header button { margin-top: 0; }
   label { display: block; margin-top: 1rem; font-weight: 600; }
   input[type=email], input[type=password] { display: block; width: 100%; box-sizing: border-box; padding: .5rem; font: inherit; }
   button { margin-top: 1rem; padding: .5rem 1.25rem; font: inherit; cursor: pointer; }
   .error { border: 1px solid #c00; padding: .5rem 1rem; }
   .actions { display: flex; gap: 1rem; }
   table { border-collapse: collapse; width: 100%; }
-  th, td { text-align: left; padding: .5rem; border-bottom: 1px solid #8884; vertical-align: top; }
+  th, td { text-align: left; padding: .5rem; border-bottom: 1px solid #8884; vertical-align: top; overflow-wrap: break-word; }
+  td button { white-space: nowrap; }
+  td ul { margin: 0; padding-left: 1.1rem; }
+  /* Narrow screens: each row becomes a card, each cell labelled by its column (data-label). */
+  @media (max-width: 40rem) {
+    table.stack, table.stack tbody, table.stack tr, table.stack th, table.stack td { display: block; }
+    table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+    table.stack tr { border-bottom: 1px solid #8884; padding: .5rem 0; }
+    table.stack th, table.stack td { border: 0; padding: .25rem 0; }
+    table.stack td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; }
+  }
   dt { font-weight: 600; font-family: ui-monospace, monospace; }
   dd { margin: 0 0 .75rem 0; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
@@ -64,6 +76,7 @@ export function page({ title, body, signedIn }: PageOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${title} · Atrium</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <style>${new SafeHtml(STYLE)}</style>
 </head>
 <body>

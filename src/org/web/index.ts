@@ -1,5 +1,5 @@
 /**
- * The people's web pages (DESIGN 4.6): sign-in, consent and connected apps. Server-rendered HTML that
+ * The people's web pages (DESIGN 4.6): home, sign-in, consent, connected apps and the MCP tools reference. Server-rendered HTML that
  * works without JavaScript. Everything registered here shares one encapsulated scope carrying the cookie
  * and form parsers and the page security headers: framing is forbidden (`X-Frame-Options: DENY`, CSP
  * `frame-ancestors 'none'`), nothing but our one inline stylesheet may load, and no page is cached.
@@ -16,9 +16,13 @@ import { registerConsentPage } from './consent.js';
 import { html, STYLE_HASH } from './html.js';
 import { sendPage, type WebContext } from './respond.js';
 import { registerSignInPages } from './signin.js';
+import { registerHomePage } from './home.js';
+import { registerToolsPage } from './tools-page.js';
+import type { OrgToolDefinition } from '../mcp/tools.js';
 
 
-export async function registerWebPages(app: HttpServer, ctx: OrgContext): Promise<void> {
+/** `tools`: the org MCP tools the service serves, listed on `/docs`. */
+export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: readonly OrgToolDefinition[]): Promise<void> {
   const cookieKey = await loadSharedSecret(ctx.db, 'web-cookie-key');
   const csrfKey = await loadSharedSecret(ctx.db, 'web-csrf-key');
   const web: WebContext = { ctx, csrfKey };
@@ -53,6 +57,7 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext): Promis
     registerSignInPages(scope, web);
     registerConsentPage(scope, web);
     registerConnectionsPage(scope, web);
-    scope.get('/', (_request, reply) => reply.redirect('/connections', 303));
+    registerToolsPage(scope, web, tools);
+    registerHomePage(scope, web);
   });
 }

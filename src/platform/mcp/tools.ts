@@ -115,7 +115,7 @@ function unknownKeysOf(issue: z.core.$ZodIssue): string | undefined {
 }
 
 /** MCP wants object schemas for arguments and results; the `$schema` line adds nothing a client needs. */
-function objectJsonSchema(name: string, schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
+export function objectJsonSchema(name: string, schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   if (json.type !== 'object') throw new Error(`MCP tool ${name}: its ${io} must be an object schema`);
   return json as Tool['inputSchema'];

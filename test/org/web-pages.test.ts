@@ -1,0 +1,77 @@
+/**
+ * The home page, the MCP tools page and the layout of the org pages in a real browser: nothing wider than
+ * the window on a phone (375 px) or a desktop (1280 px).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { SCOPE_NAMES } from '../../src/auth/scopes.js';
+import { orgTools } from '../../src/org/mcp/server.js';
+import { engines } from '../helpers/databases.js';
+import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
+import { connectClient } from './oauth-flow.js';
+
+describe.each(engines)('org home, tools and layout on %s', (engine) => {
+  let org: TestOrg;
+  let browser: Browser;
+  beforeAll(async () => {
+    org = await startOrg(engine);
+    await connectClient(org, { clientName: 'A rather long application name that must wrap on a phone screen', scopes: [...SCOPE_NAMES] });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await org.close();
+  });
+
+  async function signedInPage(width: number): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width, height: 800 } });
+    await page.goto(`${org.url}/signin`);
+    await page.getByLabel('Email').fill(OWNER.email);
+    await page.getByLabel('Password').fill(OWNER.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname !== '/signin');
+    await page.goto(`${org.url}/`);
+    return page;
+  }
+
+  it('leads someone not signed in to sign-in and the tools page', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${org.url}/`);
+    await expect(page.getByRole('link', { name: 'Sign in' }).getAttribute('href')).resolves.toBe('/signin');
+    await expect(page.getByRole('link', { name: 'MCP tools' }).getAttribute('href')).resolves.toBe('/docs');
+    await page.close();
+  });
+
+  it('lists every org MCP tool with its scope on /docs', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${org.url}/docs`);
+    for (const tool of orgTools) {
+      const row = page.getByRole('row', { name: new RegExp(`^${tool.name}\\b`) });
+      await expect(row.textContent()).resolves.toContain(tool.scope ?? 'any valid token');
+    }
+    await page.close();
+  });
+
+  it('serves a favicon the pages link to', async () => {
+    const icon = await fetch(`${org.url}/favicon.svg`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect((await fetch(`${org.url}/favicon.ico`, { redirect: 'manual' })).headers.get('location')).toBe('/favicon.svg');
+  });
+
+  it.each([375, 1280])('fits the header and the connections table in a %i px window', async (width) => {
+    const page = await signedInPage(width);
+    await expect(page.getByRole('link', { name: 'Connected applications' }).count()).resolves.toBe(1);
+    await page.goto(`${org.url}/connections`);
+    await page.screenshot({ path: `${process.env.ATRIUM_SCREENSHOTS ?? '/tmp'}/connections-${engine}-${width}.png`, fullPage: true }).catch(() => {});
+    const overflow = await page.evaluate(() => {
+      const viewport = document.documentElement.clientWidth;
+      const outside = [...document.querySelectorAll('header, header *, main, table, table *')].filter(
+        (element) => element.getBoundingClientRect().right > viewport + 0.5,
+      );
+      return { scroll: document.documentElement.scrollWidth - viewport, outside: outside.map((element) => element.tagName) };
+    });
+    expect(overflow).toEqual({ scroll: 0, outside: [] });
+    await page.close();
+  });
+});
