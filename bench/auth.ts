@@ -1,5 +1,5 @@
 /**
- * `npm run bench:auth` — the authorization server and the protected org MCP endpoint (issue 4, item 7):
+ * `npm run bench:auth` — the authorization server and the protected org MCP endpoint:
  *
  * - token endpoint: authorization-code exchanges per second. Codes are made beforehand in the server
  *   process (authorization request + `approveAuthorizationRequest`, as consent would), then each request

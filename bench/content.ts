@@ -1,5 +1,5 @@
 /**
- * `npm run bench:content` — throughput and latency of the content REST API's hot routes (issue 2, item 8)
+ * `npm run bench:content` — throughput and latency of the content REST API's hot routes
  * with 10,000 published posts and 1,000 roadmap items loaded, on the embedded database and on PostgreSQL,
  * next to a bare Fastify route answering the same JSON as `GET /blog?limit=20` (and as `GET /roadmap`) from
  * memory, in one run with the same autocannon settings.

@@ -1,6 +1,6 @@
 /**
- * `npm run bench:mcp` — tools/call round trips per second and latency of the content MCP server (issue 3,
- * item 7) for get_blog_post, list_blog_posts and search_content, over one session and over 50 concurrent
+ * `npm run bench:mcp` — tools/call round trips per second and latency of the content MCP server
+ * for get_blog_post, list_blog_posts and search_content, over one session and over 50 concurrent
  * sessions, next to a bare SDK server (the SDK's own stateful transport with in-memory sessions, one tool
  * answering a constant) measured in the same run with the same load. Target: get_blog_post at ≥ 0.7× the
  * bare server's rate.

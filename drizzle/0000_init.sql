@@ -191,6 +191,31 @@ CREATE TABLE "idempotency_keys" (
 	CONSTRAINT "idempotency_keys_person_id_client_id_key_pk" PRIMARY KEY("person_id","client_id","key")
 );
 --> statement-breakpoint
+CREATE TABLE "memory_items" (
+	"id" text PRIMARY KEY NOT NULL,
+	"kind" text NOT NULL,
+	"title" text NOT NULL,
+	"body" text NOT NULL,
+	"tags" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"space_id" text NOT NULL,
+	"status" text DEFAULT 'current' NOT NULL,
+	"valid_from" timestamp with time zone,
+	"valid_until" timestamp with time zone,
+	"lineage_id" text NOT NULL,
+	"supersedes" text,
+	"superseded_by" text,
+	"superseded_at" timestamp with time zone,
+	"recorded_by_type" text NOT NULL,
+	"recorded_by_id" text NOT NULL,
+	"recorded_by_name" text NOT NULL,
+	"on_behalf_of_person_id" text,
+	"client_id" text,
+	"operation_id" text,
+	"recorded_at" timestamp with time zone NOT NULL,
+	"search" "tsvector" GENERATED ALWAYS AS (setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', body), 'B') || setweight(to_tsvector('english', tags), 'C')) STORED NOT NULL,
+	"search_text" text GENERATED ALWAYS AS (lower(title || ' ' || body || ' ' || tags::text)) STORED NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "operations" (
 	"id" text PRIMARY KEY NOT NULL,
 	"kind" text NOT NULL,
@@ -389,6 +414,7 @@ ALTER TABLE "agents" ADD CONSTRAINT "agents_responsible_person_id_people_id_fk" 
 ALTER TABLE "callback_tokens" ADD CONSTRAINT "callback_tokens_operation_id_operations_id_fk" FOREIGN KEY ("operation_id") REFERENCES "operations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "deliveries" ADD CONSTRAINT "deliveries_operation_id_operations_id_fk" FOREIGN KEY ("operation_id") REFERENCES "operations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "idempotency_keys" ADD CONSTRAINT "idempotency_keys_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "memory_items" ADD CONSTRAINT "memory_items_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "spaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "operations" ADD CONSTRAINT "operations_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "operations" ADD CONSTRAINT "operations_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "agents"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "operations" ADD CONSTRAINT "operations_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "spaces"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
@@ -419,6 +445,12 @@ CREATE UNIQUE INDEX "agents_client_person_idx" ON "agents" USING btree ("client_
 CREATE INDEX "callback_tokens_operation_idx" ON "callback_tokens" USING btree ("operation_id");--> statement-breakpoint
 CREATE INDEX "deliveries_operation_idx" ON "deliveries" USING btree ("operation_id");--> statement-breakpoint
 CREATE INDEX "idempotency_keys_created_idx" ON "idempotency_keys" USING btree ("created_at");--> statement-breakpoint
+CREATE INDEX "memory_items_search_idx" ON "memory_items" USING gin ("search") WITH (fastupdate=false);--> statement-breakpoint
+CREATE INDEX "memory_items_search_text_idx" ON "memory_items" USING gin ("search_text" gin_trgm_ops) WITH (fastupdate=false);--> statement-breakpoint
+CREATE INDEX "memory_items_lineage_idx" ON "memory_items" USING btree ("lineage_id","recorded_at");--> statement-breakpoint
+CREATE INDEX "memory_items_space_idx" ON "memory_items" USING btree ("space_id","recorded_at");--> statement-breakpoint
+CREATE INDEX "memory_items_recorded_idx" ON "memory_items" USING btree ("recorded_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "memory_items_supersedes_idx" ON "memory_items" USING btree ("supersedes");--> statement-breakpoint
 CREATE INDEX "operations_person_idx" ON "operations" USING btree ("person_id","created_at");--> statement-breakpoint
 CREATE INDEX "space_members_person_idx" ON "space_members" USING btree ("person_id");--> statement-breakpoint
 CREATE INDEX "task_progress_task_idx" ON "task_progress" USING btree ("task_id","id");--> statement-breakpoint

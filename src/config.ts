@@ -38,11 +38,17 @@ const envSchema = z.object({
   ATRIUM_CIMD_ALLOW_LOOPBACK: z.enum(['0', '1', 'true', 'false']).optional(),
   /** Dynamic client registrations allowed per client address and hour (src/auth/registration-limit.ts). */
   ORG_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).optional(),
+  /** Seconds a rotated refresh token may be presented again for a fresh pair (DESIGN 4.7); 0 turns it off. */
+  OAUTH_REFRESH_REUSE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  /** Roadmap votes (cast or withdrawn) per client address and minute (src/content/vote-limit.ts). */
+  CONTENT_VOTES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   REVALIDATE_URL: url.optional(),
   REVALIDATE_SECRET: optionalText,
   LLM_BASE_URL: url.optional(),
   LLM_API_KEY: optionalText,
   LLM_MODEL: optionalText,
+  /** How long the assistant waits for the model before answering extractively instead. */
+  LLM_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(10),
   /** How long an agent's webhook delivery is retried before its operation fails `undeliverable` (DESIGN 4.5). */
   AGENT_DELIVERY_WINDOW_SECONDS: z.coerce.number().int().min(1).default(600),
   /** How long one delivery attempt waits for the agent's answer. */
@@ -86,6 +92,8 @@ export interface ContentConfig {
   dataDir: string;
   assetDir: string;
   revalidate: { url?: string; secret?: string };
+  /** Roadmap votes per client address and minute; default 30 (src/content/vote-limit.ts). */
+  votesPerMinute?: number;
   trustProxy?: string;
   logLevel: string;
   /** `json` unless set (tests build configs by hand). */
@@ -106,9 +114,12 @@ export interface OrgConfig {
   cimdAllowLoopback: boolean;
   /** Client registrations per address and hour; default 20 (src/auth/registration-limit.ts). */
   registrationsPerHour?: number;
+  /** Refresh token reuse interval in seconds; default 30, 0 turns it off (src/auth/token.ts). */
+  refreshReuseSeconds?: number;
   /** URL and secret of the content service when it runs beside org (for the publish capability). */
   content?: { url: string; apiSecret?: string };
-  llm: { baseUrl?: string; apiKey?: string; model?: string };
+  /** The assistant's optional model (DESIGN 4.5); `timeoutMs` defaults to 10 s. */
+  llm: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs?: number };
   /**
    * Resolves a secret the organization file names by environment variable (`secret_env`, DESIGN 4.2);
    * absent, no such secret is available. Read per use, so a secret set after the file was applied counts.
@@ -166,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, terminal = proc
     dataDir,
     assetDir: path.join(dataDir, 'assets'),
     revalidate: { url: e.REVALIDATE_URL, secret: e.REVALIDATE_SECRET },
+    votesPerMinute: e.CONTENT_VOTES_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     ...observability,
   };
@@ -185,8 +197,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, terminal = proc
     orgFile: e.ATRIUM_ORG_FILE,
     cimdAllowLoopback: e.ATRIUM_CIMD_ALLOW_LOOPBACK === '1' || e.ATRIUM_CIMD_ALLOW_LOOPBACK === 'true',
     registrationsPerHour: e.ORG_REGISTRATIONS_PER_HOUR,
+    refreshReuseSeconds: e.OAUTH_REFRESH_REUSE_SECONDS,
     content: { url: contentPublicUrl, apiSecret: e.CONTENT_API_SECRET },
-    llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL },
+    llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL, timeoutMs: e.LLM_TIMEOUT_SECONDS * 1000 },
     resolveSecret: secretResolver(env),
     delivery: { windowSeconds: e.AGENT_DELIVERY_WINDOW_SECONDS, timeoutSeconds: e.AGENT_DELIVERY_TIMEOUT_SECONDS },
     trustProxy: e.TRUST_PROXY,

@@ -1,6 +1,7 @@
 /**
- * Part of `npm run test:conformance` (issue 4): the conformance suite's authorization-server scenarios, from
- * its 0.2 line (installed on demand beside the 0.1 line by packages.ts, since the 0.1 line the server scenarios use has no `authorization` command), against a real org service:
+ * Part of `npm run test:conformance`: the conformance suite's authorization-server scenarios, from
+ * its 0.2 line (installed on demand beside the 0.1 line by packages.ts, since the 0.1 line the server scenarios
+ * use has no `authorization` command), against a real org service:
  *
  * - `authorization-server-metadata-endpoint`: the RFC 8414 document, its issuer equal to `--url`;
  * - `authorization-code-grant`: the suite prints an authorization URL and waits on its own loopback callback;

@@ -1,6 +1,6 @@
 /**
  * `npm run test:conformance`: the MCP conformance suite's server scenarios against the content MCP server
- * (issue 3). A real content service starts on an ephemeral port with an in-memory database; the suite reaches
+ *. A real content service starts on an ephemeral port with an in-memory database; the suite reaches
  * it through a token-injecting proxy (token-proxy.ts), since it cannot send our bearer secret itself.
  *
  * The scenarios that apply to a server with its own tools must pass: server-initialize, ping, tools-list,
@@ -19,7 +19,7 @@ import { startTokenProxy } from './token-proxy.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** The scenarios that apply to a server with its own tools (issue 3): they must run and pass. */
+/** The scenarios that apply to a server with its own tools: they must run and pass. */
 const REQUIRED = ['server-initialize', 'ping', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection'];
 
 async function main(): Promise<number> {

@@ -1,5 +1,5 @@
 /**
- * The MCP conformance suite's server scenarios against the organization MCP endpoint (issue 4). A real org
+ * The MCP conformance suite's server scenarios against the organization MCP endpoint. A real org
  * service starts on an ephemeral port with an in-memory database; a token is minted through the real OAuth
  * flow (org-token.ts: registration, PKCE, sign-in, consent, code exchange) and the suite reaches the endpoint
  * through the token-injecting proxy, since it cannot walk our sign-in itself.

@@ -8,7 +8,7 @@
  * `approveAuthorizationRequest` or `denyAuthorizationRequest`.
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { OrgContext } from '../org/context.js';
+import type { AuthContext } from './context.js';
 import type { Queryable } from '../platform/database.js';
 import { toIso } from '../platform/time.js';
 import { clientDisplayName, findClient } from './clients.js';
@@ -37,9 +37,9 @@ export interface AuthorizeOutcome {
  * Runs the checks of one authorization request. Throws (InvalidClient, InvalidRedirectUri, InvalidRequest)
  * only while the redirect URI is not yet trusted; the route shows those to the person.
  */
-export async function startAuthorization(ctx: OrgContext, params: RawParams): Promise<AuthorizeOutcome> {
+export async function startAuthorization(ctx: AuthContext, params: RawParams, address?: string): Promise<AuthorizeOutcome> {
   // RFC 6749 §4.1.1: the client must be known (registered, or a metadata document URL).
-  const client = await findClient(ctx, requiredParam(params, 'client_id'), 400);
+  const client = await findClient(ctx, requiredParam(params, 'client_id'), address);
 
   // Spec 4.1 rules 1–4. Required even with one registered URI, as spec 4.1 lists it in the query.
   const redirectUri = requiredParam(params, 'redirect_uri');
@@ -94,7 +94,7 @@ export interface PendingAuthorization {
 }
 
 /** The pending request with this id, or null when unknown, expired or already answered. */
-export async function getAuthorizationRequest(ctx: OrgContext, id: string): Promise<PendingAuthorization | null> {
+export async function getAuthorizationRequest(ctx: AuthContext, id: string): Promise<PendingAuthorization | null> {
   const [row] = await ctx.db
     .select({ request: oauthAuthorizationRequests, client: { id: oauthClients.id, kind: oauthClients.kind, name: oauthClients.name } })
     .from(oauthAuthorizationRequests)
@@ -117,7 +117,7 @@ export async function getAuthorizationRequest(ctx: OrgContext, id: string): Prom
  * redirect carrying `code`, the unchanged `state`, and `iss` (RFC 9207). Throws InvalidRequest when the
  * request is unknown, expired or already answered.
  */
-export async function approveAuthorizationRequest(ctx: OrgContext, id: string, personId: string): Promise<string> {
+export async function approveAuthorizationRequest(ctx: AuthContext, id: string, personId: string): Promise<string> {
   return ctx.db.transaction(async (tx) => {
     const request = await answerRequest(tx, id);
     const grantId = await createGrant(tx, { personId, clientId: request.clientId, scopes: request.scopes, resource: request.resource });
@@ -137,7 +137,7 @@ export async function approveAuthorizationRequest(ctx: OrgContext, id: string, p
 }
 
 /** The person denied the request: the redirect carries `access_denied` (RFC 6749 §4.1.2.1). */
-export async function denyAuthorizationRequest(ctx: OrgContext, id: string): Promise<string> {
+export async function denyAuthorizationRequest(ctx: AuthContext, id: string): Promise<string> {
   const request = await answerRequest(ctx.db, id);
   return errorRedirect(ctx, request.redirectUri, new AccessDenied('the person denied the request'), request.state ?? undefined);
 }
@@ -154,7 +154,7 @@ async function answerRequest(db: Queryable, id: string) {
 }
 
 /** RFC 6749 §4.1.2.1 with `iss` (RFC 9207 §2). */
-function errorRedirect(ctx: OrgContext, redirectUri: string, error: OAuthError, state: string | undefined): string {
+function errorRedirect(ctx: AuthContext, redirectUri: string, error: OAuthError, state: string | undefined): string {
   return redirectWith(redirectUri, {
     error: error.code,
     error_description: error.message,

@@ -4,21 +4,28 @@
  * registration.
  *
  * Fetching a URL a stranger chose is a server-side request forgery risk, so the fetch is bounded in size
- * and time, follows no redirects, and refuses private, loopback, link-local, unique-local and unspecified
- * addresses. The address is checked where the connection is made (a custom DNS lookup, plus IP literals
- * before connecting), so a hostname that resolves to 169.254.169.254 is refused like the literal is.
+ * and time, follows no redirects, and connects to global unicast addresses only: an allow rule over
+ * `ipaddr.js`'s ranges (IPv4-mapped IPv6 judged as the IPv4 address it maps), not a hand-kept blocklist.
+ * The address is checked where the connection is made (a custom DNS lookup, plus IP literals before
+ * connecting), so a hostname that resolves to 169.254.169.254 is refused like the literal is.
  * `ATRIUM_CIMD_ALLOW_LOOPBACK` admits loopback (and plain http to it) for development and tests only.
  *
- * Documents are cached in `oauth_clients` for a bounded time, so every process shares the cache.
+ * Anyone may name such a URL, so fetches are limited per client address (counted in the database, DESIGN 6)
+ * and in flight per process, and refused with 429 past either limit.
+ *
+ * Documents are cached in `oauth_clients` for a bounded time, so every process shares the cache; documents
+ * no live grant uses are capped in number, the least fresh evicted first (they are fetched again if needed).
  */
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { eq, sql } from 'drizzle-orm';
-import type { OrgContext } from '../org/context.js';
+import type { AuthContext } from './context.js';
 import { parseClientMetadata, type Client, type ClientMetadata } from './client-metadata.js';
-import { InvalidClient, isOAuthError } from './errors.js';
+import { countAttempt } from '../platform/rate-limit.js';
+import { InvalidClient, isOAuthError, TooManyRequests } from './errors.js';
 import { isLoopbackHost } from './redirect-uri.js';
 import { oauthClients } from './schema.js';
 
@@ -29,46 +36,25 @@ export const CIMD_LIMITS = {
   minTtl: 60,
   defaultTtl: 3_600,
   maxTtl: 86_400,
+  /** Fetches one client address may cause per minute (cache hits are free). */
+  fetchesPerAddressPerMinute: 10,
+  /** Fetches one process runs at once. */
+  maxInFlight: 8,
+  /** Cached documents kept that no live grant uses. */
+  maxCachedDocuments: 1_000,
 };
 
-/** Addresses a metadata document may never be fetched from. */
-const forbiddenAddresses = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this network", including the unspecified address
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['169.254.0.0', 16], // link-local, cloud metadata services
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15], // benchmarking
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved and broadcast
-] as const) {
-  forbiddenAddresses.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['64:ff9b::', 96], // NAT64: may lead to any IPv4 address above
-  ['2002::', 16], // 6to4: likewise
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-] as const) {
-  forbiddenAddresses.addSubnet(network, prefix, 'ipv6');
-}
+let inFlight = 0;
 
-/** BlockList also matches IPv4-mapped IPv6 addresses (::ffff:127.0.0.1) against these. */
-const loopbackAddresses = new BlockList();
-loopbackAddresses.addSubnet('127.0.0.0', 8, 'ipv4');
-loopbackAddresses.addAddress('::1', 'ipv6');
+/** RFC 4291 §2.4: global unicast IPv6 addresses are those in 2000::/3. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 export function isMetadataDocumentClientId(clientId: string): boolean {
   return /^https?:\/\//i.test(clientId);
 }
 
 /** The client a metadata document URL describes: from the cache while fresh, else fetched and checked. */
-export async function loadMetadataDocumentClient(ctx: OrgContext, url: string): Promise<Client> {
+export async function loadMetadataDocumentClient(ctx: AuthContext, url: string, address?: string): Promise<Client> {
   const allowLoopback = ctx.config.cimdAllowLoopback;
   checkClientIdUrl(url, allowLoopback);
 
@@ -78,9 +64,13 @@ export async function loadMetadataDocumentClient(ctx: OrgContext, url: string): 
     .where(sql`${oauthClients.id} = ${url} AND ${oauthClients.kind} = 'metadata_document' AND ${oauthClients.cachedUntil} > now()`);
   if (cached) return cached;
 
-  const { body, cacheControl } = await fetchMetadataDocument(new URL(url), allowLoopback);
+  await checkFetchRate(ctx, address);
+  if (inFlight >= CIMD_LIMITS.maxInFlight) throw new TooManyRequests('too many client metadata documents are being fetched; try again shortly', 1);
+  inFlight++;
+  const { body, cacheControl } = await fetchMetadataDocument(new URL(url), allowLoopback).finally(() => inFlight--);
   const metadata = checkMetadataDocument(url, body);
   const ttl = cacheLifetime(cacheControl);
+  await evictUnusedDocuments(ctx, url);
   const row = { ...metadata, kind: 'metadata_document' as const, cachedUntil: sql`now() + make_interval(secs => ${ttl})` };
   const [client] = await ctx.db
     .insert(oauthClients)
@@ -89,6 +79,29 @@ export async function loadMetadataDocumentClient(ctx: OrgContext, url: string): 
     .returning();
   if (!client) throw new InvalidClient('client_id is not a usable metadata document URL');
   return client;
+}
+
+async function checkFetchRate(ctx: AuthContext, address: string | undefined): Promise<void> {
+  if (!address) return;
+  const limit = { limit: CIMD_LIMITS.fetchesPerAddressPerMinute, windowSeconds: 60 };
+  const outcome = await countAttempt(ctx.db, `cimd:${address}`, limit);
+  if (!outcome.allowed) {
+    throw new TooManyRequests(
+      `too many client metadata documents fetched for this address (at most ${limit.limit} a minute); try again in ${outcome.retryAfter} seconds`,
+      outcome.retryAfter,
+    );
+  }
+}
+
+/** Makes room for one more document among those no live grant uses, evicting the least fresh. */
+async function evictUnusedDocuments(ctx: AuthContext, incoming: string): Promise<void> {
+  await ctx.db.execute(sql`
+    DELETE FROM oauth_clients WHERE id IN (
+      SELECT c.id FROM oauth_clients c
+       WHERE c.kind = 'metadata_document' AND c.id <> ${incoming}
+         AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.id AND g.revoked_at IS NULL)
+       ORDER BY c.cached_until DESC
+      OFFSET ${CIMD_LIMITS.maxCachedDocuments - 1})`);
 }
 
 /** The client_id URL itself (draft-ietf-oauth-client-id-metadata-document §3). */
@@ -168,10 +181,15 @@ function publicOnlyLookup(allowLoopback: boolean): LookupFunction {
   };
 }
 
+/** Global unicast only (loopback too with the development setting); anything unparsable is refused. */
 export function isAllowedAddress(address: string, allowLoopback: boolean): boolean {
-  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-  if (loopbackAddresses.check(address, family)) return allowLoopback;
-  return !forbiddenAddresses.check(address, family);
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed instanceof ipaddr.IPv6 && parsed.isIPv4MappedAddress()) parsed = parsed.toIPv4Address();
+  const range = parsed.range();
+  if (range === 'loopback') return allowLoopback;
+  if (range !== 'unicast') return false;
+  return parsed instanceof ipaddr.IPv4 || parsed.match(GLOBAL_UNICAST_V6);
 }
 
 /** CIMD §4.1: a JSON object naming itself as client_id, with metadata we accept from a registration. */

@@ -4,7 +4,7 @@
  * ever issued and `token_endpoint_auth_method` is always `none` (spec 5.1).
  */
 import { eq } from 'drizzle-orm';
-import type { OrgContext } from '../org/context.js';
+import type { AuthContext } from './context.js';
 import type { Queryable } from '../platform/database.js';
 import { isMetadataDocumentClientId, loadMetadataDocumentClient } from './cimd.js';
 import { parseClientMetadata, type Client } from './client-metadata.js';
@@ -22,7 +22,7 @@ export interface RegistrationSource {
 }
 
 /** POST /oauth/register (RFC 7591 §3.1). Only well-formed registrations count towards the address's limit. */
-export async function registerClient(ctx: OrgContext, input: unknown, source: RegistrationSource = {}): Promise<Client> {
+export async function registerClient(ctx: AuthContext, input: unknown, source: RegistrationSource = {}): Promise<Client> {
   const metadata = parseClientMetadata(input);
   if (source.address !== undefined) await checkRegistrationRate(ctx, source.address);
   const [client] = await ctx.db
@@ -47,19 +47,14 @@ export function registrationRecord(client: Client) {
 }
 
 /**
- * The client behind a `client_id`, or InvalidClient. `status` is 401 at the token and revocation endpoints
- * (RFC 6749 §5.2) and 400 where the person's browser shows the error.
+ * The client behind a `client_id`, or InvalidClient. `address`, the requester's, limits the metadata
+ * documents it can make the server fetch (cimd.ts).
  */
-export async function findClient(ctx: OrgContext, clientId: string, status: 400 | 401 = 401): Promise<Client> {
-  try {
-    if (isMetadataDocumentClientId(clientId)) return await loadMetadataDocumentClient(ctx, clientId);
-    const client = await selectClient(ctx.db, clientId);
-    if (!client || client.kind !== 'registered') throw new InvalidClient('unknown client_id');
-    return client;
-  } catch (error) {
-    if (error instanceof InvalidClient && error.status !== status) throw new InvalidClient(error.message, status);
-    throw error;
-  }
+export async function findClient(ctx: AuthContext, clientId: string, address?: string): Promise<Client> {
+  if (isMetadataDocumentClientId(clientId)) return loadMetadataDocumentClient(ctx, clientId, address);
+  const client = await selectClient(ctx.db, clientId);
+  if (!client || client.kind !== 'registered') throw new InvalidClient('unknown client_id');
+  return client;
 }
 
 export async function selectClient(db: Queryable, clientId: string): Promise<Client | undefined> {
@@ -67,8 +62,15 @@ export async function selectClient(db: Queryable, clientId: string): Promise<Cli
   return client;
 }
 
-/** A display name for consent and connections: the registered name, else the document URL's host. */
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * A display name for consent and connections: the registered name, else the document URL's host. A client
+ * chooses its own name, so the bidirectional controls (Unicode TR #9 §2: embeddings, overrides, isolates
+ * and the implicit marks) are removed: they could make "Evil‮ppA" read as another app's name on the page.
+ */
 export function clientDisplayName(client: Pick<Client, 'id' | 'kind' | 'name'>): string {
-  if (client.name) return client.name;
-  return client.kind === 'metadata_document' ? new URL(client.id).host : client.id;
+  const name = client.name?.replace(BIDI_CONTROLS, '').trim();
+  if (name) return name;
+  return client.kind === 'metadata_document' ? new URL(client.id).host : client.id.replace(BIDI_CONTROLS, '');
 }

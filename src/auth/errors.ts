@@ -14,6 +14,12 @@ export interface OAuthErrorBody {
 }
 
 export class OAuthError extends AppError {
+  /**
+   * The status of the page the authorization endpoint shows the person instead of redirecting (RFC 6749
+   * §4.1.2.1): 400 for every error, whatever `status` the token endpoint answers with.
+   */
+  readonly pageStatus: number = 400;
+
   constructor(error: string, status: number, description: string) {
     super(error, status, description);
     this.name = new.target.name;
@@ -33,12 +39,13 @@ export class InvalidRequest extends OAuthError {
 }
 
 /**
- * RFC 6749 §5.2: unknown client or a client that cannot be used. 401 at the token endpoint, where the RFC
- * ties the error to client authentication; 400 where the person's browser sees it.
+ * RFC 6749 §5.2: unknown client or a client that cannot be used; 401, as the RFC ties the error to client
+ * authentication at the token endpoint. Where the person's browser meets it (the authorization endpoint),
+ * it is shown with `pageStatus`, as every error there is.
  */
 export class InvalidClient extends OAuthError {
-  constructor(description: string, status: 400 | 401 = 401) {
-    super('invalid_client', status, description);
+  constructor(description: string) {
+    super('invalid_client', 401, description);
   }
 }
 
@@ -111,6 +118,9 @@ export class TooManyRequests extends OAuthError {
   ) {
     super('too_many_requests', 429, description);
   }
+
+  /** A person's browser is told the same: wait, then try again. */
+  override readonly pageStatus = 429;
 }
 
 export function isOAuthError(value: unknown): value is OAuthError {

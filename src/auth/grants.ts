@@ -4,7 +4,7 @@
  * and one client together are that person's "connected client" (DESIGN 4.1, 4.6).
  */
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import type { OrgContext } from '../org/context.js';
+import type { AuthContext } from './context.js';
 import type { Db, Queryable } from '../platform/database.js';
 import { toIso } from '../platform/time.js';
 import { clientDisplayName } from './clients.js';
@@ -49,7 +49,7 @@ export interface Connection {
  * The clients a person has connected: every client with a grant that is not revoked and can still be used
  * (a live token, or a code not yet redeemed). Scopes are the union over that client's live grants.
  */
-export async function listConnections(ctx: OrgContext, personId: string): Promise<Connection[]> {
+export async function listConnections(ctx: AuthContext, personId: string): Promise<Connection[]> {
   const grants = await ctx.database.rows<{
     client_id: string;
     kind: 'registered' | 'metadata_document';
@@ -83,7 +83,7 @@ export async function listConnections(ctx: OrgContext, personId: string): Promis
 }
 
 /** DESIGN 4.6: disconnecting revokes every grant and token of that client for that person. */
-export async function disconnectClient(ctx: OrgContext, personId: string, clientId: string): Promise<void> {
+export async function disconnectClient(ctx: AuthContext, personId: string, clientId: string): Promise<void> {
   const grants = await ctx.db
     .select({ id: oauthGrants.id })
     .from(oauthGrants)

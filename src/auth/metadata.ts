@@ -2,7 +2,7 @@
  * The discovery documents: authorization server metadata (RFC 8414, spec 2.5) and the MCP endpoint's
  * protected resource metadata (RFC 9728, spec 2.4).
  */
-import type { OrgConfig } from '../config.js';
+import type { AuthConfig } from './context.js';
 import { mcpResource } from './resource.js';
 import { SCOPE_NAMES } from './scopes.js';
 
@@ -17,7 +17,7 @@ export const AUTH_PATHS = {
 } as const;
 
 /** Spec 2.5 exactly, plus the scopes, RFC 9207's `iss` support and the revocation auth method. */
-export function authorizationServerMetadata(config: OrgConfig) {
+export function authorizationServerMetadata(config: AuthConfig) {
   const issuer = config.authPublicUrl;
   return {
     issuer,
@@ -39,7 +39,7 @@ export function authorizationServerMetadata(config: OrgConfig) {
 }
 
 /** Spec 2.4. */
-export function protectedResourceMetadata(config: OrgConfig) {
+export function protectedResourceMetadata(config: AuthConfig) {
   return {
     resource: mcpResource(config),
     authorization_servers: [config.authPublicUrl],

@@ -5,18 +5,18 @@
  * server and keeps its `client_id`, a script filling the table is stopped. Counted in the database so every
  * process shares the count (DESIGN 6); refused with 429, `Retry-After` and `too_many_requests`.
  */
-import type { OrgContext } from '../org/context.js';
+import type { AuthContext } from './context.js';
 import { countAttempt, type RateLimit } from '../platform/rate-limit.js';
 import { TooManyRequests } from './errors.js';
 
 export const DEFAULT_REGISTRATIONS_PER_HOUR = 20;
 
-export function registrationLimit(ctx: OrgContext): RateLimit {
+export function registrationLimit(ctx: AuthContext): RateLimit {
   return { limit: ctx.config.registrationsPerHour ?? DEFAULT_REGISTRATIONS_PER_HOUR, windowSeconds: 60 * 60 };
 }
 
 /** Counts one registration from `address`; throws TooManyRequests past the limit. */
-export async function checkRegistrationRate(ctx: OrgContext, address: string): Promise<void> {
+export async function checkRegistrationRate(ctx: AuthContext, address: string): Promise<void> {
   const limit = registrationLimit(ctx);
   const outcome = await countAttempt(ctx.db, `register:${address}`, limit);
   if (!outcome.allowed) {

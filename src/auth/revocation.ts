@@ -2,7 +2,7 @@
  * Token revocation (RFC 7009): either kind of token, by the client it was issued to.
  */
 import { eq, sql } from 'drizzle-orm';
-import type { OrgContext } from '../org/context.js';
+import type { AuthContext } from './context.js';
 import { findClient } from './clients.js';
 import { InvalidRequest } from './errors.js';
 import { revokeGrants } from './grants.js';
@@ -11,10 +11,10 @@ import { requiredParam, type RawParams } from './params.js';
 import { oauthTokens } from './schema.js';
 
 /** POST /oauth/revoke. `token_type_hint` is optional (RFC 7009 §2.1) and not needed: hashes are unique. */
-export async function revokeToken(ctx: OrgContext, params: RawParams): Promise<void> {
+export async function revokeToken(ctx: AuthContext, params: RawParams, address?: string): Promise<void> {
   const token = requiredParam(params, 'token');
   // RFC 7009 §2.1: the client identifies itself (a public client by its client_id).
-  const client = await findClient(ctx, requiredParam(params, 'client_id'));
+  const client = await findClient(ctx, requiredParam(params, 'client_id'), address);
 
   const [stored] = await ctx.db
     .select({ kind: oauthTokens.kind, clientId: oauthTokens.clientId, grantId: oauthTokens.grantId })

@@ -5,7 +5,7 @@
  */
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { OrgContext } from '../org/context.js';
+import type { AuthContext } from './context.js';
 import type { HttpServer } from '../platform/http.js';
 import { startAuthorization } from './authorization.js';
 import { registerClient, registrationRecord } from './clients.js';
@@ -17,11 +17,10 @@ import { RESOURCE_METADATA_PATH } from './resource.js';
 import { revokeToken } from './revocation.js';
 import { exchangeToken } from './token.js';
 
-export { resourceMetadataUrl } from './resource.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 
-export function registerAuthRoutes(app: HttpServer, ctx: OrgContext): void {
+export function registerAuthRoutes(app: HttpServer, ctx: AuthContext): void {
   app.register(async (scope) => {
     // Forms may already be parsed by a sibling plugin registered at the root (the org pages).
     if (!scope.hasContentTypeParser(FORM)) await scope.register(formbody);
@@ -63,7 +62,7 @@ export function registerAuthRoutes(app: HttpServer, ctx: OrgContext): void {
     // RFC 6749 §4.1.1: errors before the redirect URI is trusted are shown, never redirected.
     scope.get(AUTH_PATHS.authorize, async (request, reply) => {
       try {
-        const { location } = await startAuthorization(ctx, request.query as RawParams);
+        const { location } = await startAuthorization(ctx, request.query as RawParams, request.ip);
         return noStore(reply).redirect(location, 302);
       } catch (error) {
         if (!isOAuthError(error)) throw error;
@@ -74,12 +73,12 @@ export function registerAuthRoutes(app: HttpServer, ctx: OrgContext): void {
     // RFC 6749 §3.2 and §5.1: form body in, JSON out, never cached.
     scope.post(AUTH_PATHS.token, async (request, reply) => {
       const params = formParams(request);
-      return noStore(reply).send(await exchangeToken(ctx, params));
+      return noStore(reply).send(await exchangeToken(ctx, params, request.ip));
     });
 
     // RFC 7009 §2.2: 200 with an empty body, also for unknown tokens.
     scope.post(AUTH_PATHS.revoke, async (request, reply) => {
-      await revokeToken(ctx, formParams(request));
+      await revokeToken(ctx, formParams(request), request.ip);
       return noStore(reply).code(200).send();
     });
   });
@@ -127,7 +126,8 @@ function toOAuthError(error: unknown, request: FastifyRequest): OAuthError {
  * does not match); a client asking for JSON gets the RFC 6749 §5.2 body. Always 400, never a redirect.
  */
 function sendAuthorizationErrorPage(error: OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  noStore(reply).code(400);
+  noStore(reply).code(error.pageStatus);
+  if (error instanceof TooManyRequests) reply.header('retry-after', String(error.retryAfter));
   const accept = request.headers.accept ?? '';
   if (accept.includes('application/json') && !accept.includes('text/html')) return reply.type('application/json; charset=utf-8').send(error.toOAuthJSON());
   return reply

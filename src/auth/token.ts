@@ -3,15 +3,18 @@
  * of checks made without consuming anything; only then is the code or refresh token consumed, with a
  * conditional UPDATE … RETURNING in the same transaction that issues the new tokens, so of N parallel
  * presentations exactly one wins. A second presentation of a consumed code or refresh token is treated as
- * theft and revokes the whole grant (DESIGN 4.7).
+ * theft and revokes the whole grant (DESIGN 4.7) — except a refresh token presented again within the reuse
+ * interval after its rotation (`OAUTH_REFRESH_REUSE_SECONDS`), which yields a fresh pair for the same grant,
+ * so a client refreshing from two places at once stays signed in.
  */
-import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { OrgContext } from '../org/context.js';
+import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import type { AuthContext } from './context.js';
 import type { Client } from './client-metadata.js';
 import { findClient } from './clients.js';
 import { InvalidGrant, InvalidScope, InvalidTarget, UnauthorizedClient, UnsupportedGrantType } from './errors.js';
 import { revokeGrants } from './grants.js';
 import { hashToken } from './ids.js';
+import { DEFAULT_REFRESH_REUSE_SECONDS } from './lifetimes.js';
 import { optionalParam, requiredParam, type RawParams } from './params.js';
 import { verifyPkce } from './pkce.js';
 import { checkResource } from './resource.js';
@@ -20,7 +23,7 @@ import { parseScope } from './scopes.js';
 import { issueTokens, tokenResponse } from './tokens.js';
 
 type TokenResponse = ReturnType<typeof tokenResponse>;
-type GrantHandler = (ctx: OrgContext, client: Client, params: RawParams) => Promise<TokenResponse>;
+type GrantHandler = (ctx: AuthContext, client: Client, params: RawParams) => Promise<TokenResponse>;
 
 const grantHandlers: Record<string, GrantHandler> = {
   authorization_code: redeemAuthorizationCode,
@@ -28,14 +31,14 @@ const grantHandlers: Record<string, GrantHandler> = {
 };
 
 /** POST /oauth/token: picks the grant, identifies the public client, and runs the grant's pipeline. */
-export async function exchangeToken(ctx: OrgContext, params: RawParams): Promise<TokenResponse> {
+export async function exchangeToken(ctx: AuthContext, params: RawParams, address?: string): Promise<TokenResponse> {
   // RFC 6749 §5.2: authorization_code and refresh_token only (spec 2.5).
   const grantType = requiredParam(params, 'grant_type');
   const handler = Object.hasOwn(grantHandlers, grantType) ? grantHandlers[grantType] : undefined;
   if (!handler) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported`);
 
   // RFC 6749 §3.2.1: a public client identifies itself with client_id (spec 5.1: auth method none).
-  const client = await findClient(ctx, requiredParam(params, 'client_id'));
+  const client = await findClient(ctx, requiredParam(params, 'client_id'), address);
 
   // RFC 6749 §5.2: only the grant types the client registered.
   if (!client.grantTypes.includes(grantType)) throw new UnauthorizedClient(`the client did not register grant_type ${grantType}`);
@@ -43,7 +46,7 @@ export async function exchangeToken(ctx: OrgContext, params: RawParams): Promise
   return handler(ctx, client, params);
 }
 
-async function redeemAuthorizationCode(ctx: OrgContext, client: Client, params: RawParams): Promise<TokenResponse> {
+async function redeemAuthorizationCode(ctx: AuthContext, client: Client, params: RawParams): Promise<TokenResponse> {
   const codeHash = hashToken(requiredParam(params, 'code'));
   const redirectUri = requiredParam(params, 'redirect_uri');
   const verifier = requiredParam(params, 'code_verifier');
@@ -104,12 +107,12 @@ async function redeemAuthorizationCode(ctx: OrgContext, client: Client, params: 
   return tokenResponse(issued);
 }
 
-async function codeReplayed(ctx: OrgContext, grantId: string): Promise<never> {
+async function codeReplayed(ctx: AuthContext, grantId: string): Promise<never> {
   await revokeGrants(ctx.db, [grantId]);
   throw new InvalidGrant('the authorization code was already used; the tokens it issued are revoked');
 }
 
-async function redeemRefreshToken(ctx: OrgContext, client: Client, params: RawParams): Promise<TokenResponse> {
+async function redeemRefreshToken(ctx: AuthContext, client: Client, params: RawParams): Promise<TokenResponse> {
   const tokenHash = hashToken(requiredParam(params, 'refresh_token'));
   const requestedScope = optionalParam(params, 'scope');
 
@@ -121,6 +124,7 @@ async function redeemRefreshToken(ctx: OrgContext, client: Client, params: RawPa
       scopes: oauthTokens.scopes,
       resource: oauthTokens.resource,
       used: sql<boolean>`${oauthTokens.usedAt} IS NOT NULL`,
+      usedRecently: sql<boolean>`${rotatedRecently(ctx)}`,
       expired: sql<boolean>`${oauthTokens.expiresAt} <= now()`,
       revoked: sql<boolean>`${oauthTokens.revokedAt} IS NOT NULL OR ${oauthGrants.revokedAt} IS NOT NULL`,
     })
@@ -137,8 +141,9 @@ async function redeemRefreshToken(ctx: OrgContext, client: Client, params: RawPa
   // RFC 6749 §6: the token was issued to the client presenting it.
   if (token.clientId !== client.id) throw new InvalidGrant('the refresh token was issued to another client');
 
-  // OAuth 2.1 §4.3.1: a rotated refresh token presented again revokes the grant.
-  if (token.used) return refreshReused(ctx, token.grantId);
+  // OAuth 2.1 §4.3.1: a rotated refresh token presented again revokes the grant, unless it was rotated
+  // within the reuse interval (DESIGN 4.7).
+  if (token.used && !token.usedRecently) return refreshReused(ctx, token.grantId);
 
   // DESIGN 4.7: refresh tokens live 30 days.
   if (token.expired) throw new InvalidGrant('the refresh token has expired');
@@ -153,10 +158,19 @@ async function redeemRefreshToken(ctx: OrgContext, client: Client, params: RawPa
   if (wider.length > 0) throw new InvalidScope(`scope exceeds the grant: ${wider.join(' ')}`);
 
   const issued = await ctx.db.transaction(async (tx) => {
+    // Consumes the token, or admits it again within the reuse interval without moving the interval's start.
+    // A concurrent refresh with the same token waits for this row and then re-checks the condition against
+    // the committed rotation, so both succeed within the interval and neither revokes.
     const [won] = await tx
       .update(oauthTokens)
-      .set({ usedAt: sql`now()` })
-      .where(and(eq(oauthTokens.hash, tokenHash), isNull(oauthTokens.usedAt), isNull(oauthTokens.revokedAt)))
+      .set({ usedAt: sql`coalesce(${oauthTokens.usedAt}, now())` })
+      .where(
+        and(
+          eq(oauthTokens.hash, tokenHash),
+          isNull(oauthTokens.revokedAt),
+          or(isNull(oauthTokens.usedAt), rotatedRecently(ctx)),
+        ),
+      )
       .returning({ grantId: oauthTokens.grantId });
     if (!won) return null;
     const binding = { grantId: token.grantId, clientId: client.id, personId: token.personId, resource: token.resource };
@@ -166,7 +180,13 @@ async function redeemRefreshToken(ctx: OrgContext, client: Client, params: RawPa
   return tokenResponse(issued);
 }
 
-async function refreshReused(ctx: OrgContext, grantId: string): Promise<never> {
+/** True for a refresh token rotated less than the reuse interval ago (never when the interval is 0). */
+function rotatedRecently(ctx: AuthContext) {
+  const seconds = ctx.config.refreshReuseSeconds ?? DEFAULT_REFRESH_REUSE_SECONDS;
+  return sql`${oauthTokens.usedAt} > now() - make_interval(secs => ${seconds})`;
+}
+
+async function refreshReused(ctx: AuthContext, grantId: string): Promise<never> {
   await revokeGrants(ctx.db, [grantId]);
   throw new InvalidGrant('the refresh token was already used; the grant is revoked');
 }

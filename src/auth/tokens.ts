@@ -4,7 +4,7 @@
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
-import type { OrgContext } from '../org/context.js';
+import type { AuthContext } from './context.js';
 import type { Queryable } from '../platform/database.js';
 import { toIso } from '../platform/time.js';
 import { hashToken, PREFIX, randomToken } from './ids.js';
@@ -73,7 +73,7 @@ const LAST_USED_RESOLUTION = sql`interval '1 minute'`;
  * The person and scopes behind a bearer token presented to `resource`, or null when the token is unknown,
  * expired, revoked (itself or its grant), or was issued for another resource (RFC 8707 §2; DESIGN 4.7).
  */
-export async function verifyAccessToken(ctx: OrgContext, token: string, resource: string): Promise<VerifiedAccessToken | null> {
+export async function verifyAccessToken(ctx: AuthContext, token: string, resource: string): Promise<VerifiedAccessToken | null> {
   if (!token.startsWith(PREFIX.accessToken)) return null;
   const [row] = await ctx.db
     .select({

@@ -5,6 +5,7 @@
 import type { Config, DatabaseConfig } from '../config.js';
 import { ConfigError } from '../config.js';
 import { OrgFileError } from '../org/org-file.js';
+import { DatabaseInUseError } from '../platform/database-lock.js';
 
 export type ServiceName = 'org' | 'content';
 
@@ -31,7 +32,9 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETI
 const CONNECTION_SQLSTATES: Record<string, string> = { '28P01': 'password refused', '28000': 'role refused', '3D000': 'no such database' };
 
 export function describeFailure(error: unknown, context: FailureContext = {}): string | undefined {
-  if (error instanceof ConfigError || error instanceof OrgFileError || error instanceof UsageError) return error.message;
+  if (error instanceof ConfigError || error instanceof OrgFileError || error instanceof UsageError || error instanceof DatabaseInUseError) {
+    return error.message;
+  }
   const failure = (error ?? {}) as ErrnoLike;
   if (failure.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     return `unknown option ${failure.message?.match(/'([^']+)'/)?.[1] ?? ''} (see atrium help)`.replace('option  ', 'option ');

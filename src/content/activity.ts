@@ -3,11 +3,14 @@
  * changed fields as `[before, after]`. Entries are written in the write's own transaction, so a write
  * and its entry land or fail together.
  */
-import { and, asc, desc, eq, gt, lt, type SQL } from 'drizzle-orm';
-import type { Queryable } from '../platform/database.js';
+import { and, eq, gt, lt } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db, Queryable } from '../platform/database.js';
+import { keysetPage } from '../platform/paging.js';
 import { orderedNow, toIso } from '../platform/time.js';
 import type { Actor } from './actor.js';
-import { activity, type ACTIVITY_ACTIONS, type ACTIVITY_RESOURCES } from './schema.js';
+import { isoDate, limitField } from './fields.js';
+import { ACTIVITY_ACTIONS, ACTIVITY_RESOURCES, ACTOR_TYPES, activity } from './schema.js';
 
 export type ActivityResource = (typeof ACTIVITY_RESOURCES)[number];
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
@@ -30,7 +33,7 @@ export async function recordActivity(db: Queryable, actor: Actor, entry: Activit
     actorType: actor.actor_type,
     summary: entry.summary,
     changes: entry.changes ?? {},
-    createdAt: orderedNow() as unknown as string,
+    createdAt: orderedNow(),
   });
 }
 
@@ -43,53 +46,57 @@ export function diffChanges<T extends Record<string, unknown>>(before: T, after:
   return changes;
 }
 
-export interface ActivityEntry {
-  id: string;
-  resource: string;
-  resource_id: string;
-  action: string;
-  actor_id: string;
-  actor_type: string;
-  summary: string;
-  changes: Changes;
-  created_at: string;
-}
+/** One entry of the log (DESIGN section 3). */
+export const activityEntry = z.object({
+  id: z.string(),
+  resource: z.string(),
+  resource_id: z.string(),
+  action: z.string(),
+  actor_id: z.string(),
+  actor_type: z.string(),
+  summary: z.string(),
+  changes: z.record(z.string(), z.tuple([z.unknown(), z.unknown()])).describe('{ field: [before, after] }'),
+  created_at: z.string(),
+});
+export type ActivityEntry = z.infer<typeof activityEntry>;
 
-export interface ActivityQuery {
-  resource?: ActivityResource;
-  resource_id?: string;
-  actor_type?: Actor['actor_type'];
-  action?: ActivityAction;
-  /** Only entries strictly after / before these ISO times. */
-  after?: string;
-  before?: string;
-  /** The `next_cursor` of the previous page. */
-  cursor?: string;
-  limit: number;
-  /** REST reads the log oldest first; the MCP tool shows the newest first (DESIGN section 3). */
-  order: 'oldest_first' | 'newest_first';
-}
+export const activityPage = z.object({ entries: z.array(activityEntry), next_cursor: z.string().nullable() });
+export type ActivityPage = z.infer<typeof activityPage>;
 
-export async function listActivity(db: Queryable, query: ActivityQuery): Promise<{ entries: ActivityEntry[]; next_cursor: string | null }> {
-  const newestFirst = query.order === 'newest_first';
-  const conditions: Array<SQL | undefined> = [
-    query.resource ? eq(activity.resource, query.resource) : undefined,
-    query.resource_id ? eq(activity.resourceId, query.resource_id) : undefined,
-    query.actor_type ? eq(activity.actorType, query.actor_type) : undefined,
-    query.action ? eq(activity.action, query.action) : undefined,
-    query.after ? gt(activity.createdAt, query.after) : undefined,
-    query.before ? lt(activity.createdAt, query.before) : undefined,
-    query.cursor ? (newestFirst ? lt(activity.createdAt, query.cursor) : gt(activity.createdAt, query.cursor)) : undefined,
-  ];
-  const rows = await db
-    .select()
-    .from(activity)
-    .where(and(...conditions))
-    .orderBy(newestFirst ? desc(activity.createdAt) : asc(activity.createdAt))
-    .limit(query.limit + 1);
-  const page = rows.slice(0, query.limit).map(toEntry);
-  const more = rows.length > query.limit;
-  return { entries: page, next_cursor: more ? page[page.length - 1].created_at : null };
+export const activityQuery = z.strictObject({
+  resource: z.enum(ACTIVITY_RESOURCES).optional(),
+  resource_id: z.string().min(1).max(200).optional().describe('the slug (or asset key) of one resource'),
+  actor_type: z.enum(ACTOR_TYPES).optional(),
+  action: z.enum(ACTIVITY_ACTIONS).optional(),
+  after: isoDate.optional().describe('only entries strictly after this time'),
+  before: isoDate.optional().describe('only entries strictly before this time'),
+  limit: limitField(50, 200),
+  cursor: isoDate.optional().describe('next_cursor of the previous page'),
+});
+export type ActivityQuery = z.infer<typeof activityQuery>;
+
+/** REST reads the log oldest first; the MCP tool shows the newest first (DESIGN section 3). */
+export type ActivityOrder = 'oldest_first' | 'newest_first';
+
+export async function listActivity(db: Db, query: ActivityQuery, order: ActivityOrder): Promise<ActivityPage> {
+  const page = await keysetPage(
+    db,
+    {
+      select: db.select().from(activity).$dynamic(),
+      from: activity,
+      where: and(
+        query.resource ? eq(activity.resource, query.resource) : undefined,
+        query.resource_id ? eq(activity.resourceId, query.resource_id) : undefined,
+        query.actor_type ? eq(activity.actorType, query.actor_type) : undefined,
+        query.action ? eq(activity.action, query.action) : undefined,
+        query.after ? gt(activity.createdAt, query.after) : undefined,
+        query.before ? lt(activity.createdAt, query.before) : undefined,
+      ),
+      order: { key: 'createdAt', column: activity.createdAt, direction: order },
+    },
+    query,
+  );
+  return { entries: page.rows.map(toEntry), next_cursor: page.next_cursor };
 }
 
 function toEntry(row: typeof activity.$inferSelect): ActivityEntry {

@@ -1,6 +1,7 @@
 /**
  * Uploaded images (spec 4.4 and 8, DESIGN section 3): PNG, JPEG or WebP recognised by their bytes, never by
- * the declared type or name; at most 5 MB; stored on disk under the asset directory with a key
+ * the declared type or name — the signature while the bytes arrive, then the whole header and its dimensions
+ * (image-header.ts); at most 5 MB; stored on disk under the asset directory with a key
  * `inline/<name>-<random>.<ext>` or `og/…`; served publicly; deleted without ever leaving the directory.
  *
  * An upload streams into a staging file while its bytes are counted, so an oversize body is cut off at
@@ -16,6 +17,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Actor } from './actor.js';
 import { recordActivity } from './activity.js';
+import { readImageHeader } from './image-header.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
 import { slugify, slugSchema } from './slugs.js';
@@ -122,6 +124,8 @@ export async function stageUpload(ctx: ContentContext, file: AsyncIterable<Buffe
     if (head.length < SNIFF_BYTES) format = null;
     out.end();
     await closed;
+    // The signature only says what the file claims to be; its header must say the same, with dimensions.
+    if (format && !refused && (await readImageHeader(tempPath))?.type !== format.extension) format = null;
   } catch (error) {
     out.destroy();
     await closed.catch(() => {});
@@ -158,7 +162,9 @@ export async function pruneStagedUploads(ctx: ContentContext, now = Date.now()):
 export function assertAcceptable(upload: StagedUpload): asserts upload is StagedUpload & { format: ImageFormat; tempPath: string } {
   if (upload.tooLarge) throw contentErrors.payloadTooLarge(`the file is larger than ${MAX_ASSET_BYTES} bytes (5 MB)`);
   if (!upload.format || !upload.tempPath) {
-    throw contentErrors.unsupportedMediaType('the file is not a PNG, JPEG or WebP image (recognised by its bytes, not its declared type)');
+    throw contentErrors.unsupportedMediaType(
+      'the file is not a PNG, JPEG or WebP image with a readable header and sane dimensions (recognised by its bytes, not its declared type)',
+    );
   }
 }
 

@@ -11,20 +11,32 @@
  * - Scheduling (DESIGN 3) moves draft or review to `scheduled`, like a deferred publish, without submit
  *   validation. A scheduled post leaves that state only by publishing (now, or by its job at `publish_at`).
  */
-import { and, arrayContains, count, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, arrayContains, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable, Tx } from '../platform/database.js';
 import { cancelJob, enqueueJob, type JobHandler } from '../platform/jobs.js';
+import type { PageRequest } from '../platform/paging.js';
 import { orderedNow, toIso } from '../platform/time.js';
-import { diffChanges, recordActivity, type Changes } from './activity.js';
+import { diffChanges, recordActivity } from './activity.js';
 import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
 import { isoDate, limitField } from './fields.js';
 import { cachedRead } from './read-cache.js';
 import { requestRevalidation } from './revalidation.js';
-import { blogPosts, type BLOG_STATUSES } from './schema.js';
+import { BLOG_STATUSES, blogPosts } from './schema.js';
 import { insertUnderSlug, slugSchema } from './slugs.js';
+import {
+  allowMove,
+  editFields,
+  runMove,
+  workflowDates,
+  workflowListPage,
+  workflowPage,
+  type FieldEdit,
+  type FieldProblem,
+  type Workflow,
+} from './workflow.js';
 import { writeContent } from './write.js';
 
 export type BlogStatus = (typeof BLOG_STATUSES)[number];
@@ -61,7 +73,7 @@ export const createPostInput = z.strictObject({
   /** REST only (spec 2.6). */
   og_image_url: ogImageUrlField.optional(),
 });
-export type CreatePostInput = z.input<typeof createPostInput>;
+export type CreatePostInput = z.infer<typeof createPostInput>;
 
 /** Any of these; `null` clears an optional field. author_email and og_image_url are REST only (spec 2.6). */
 export const updatePostInput = z.strictObject({
@@ -73,54 +85,50 @@ export const updatePostInput = z.strictObject({
   tags: tagsField.optional(),
   og_image_url: ogImageUrlField.nullable().optional(),
 });
-export type UpdatePostInput = z.input<typeof updatePostInput>;
+export type UpdatePostInput = z.infer<typeof updatePostInput>;
 
 export const schedulePostInput = z.strictObject({
   publish_at: isoDate.describe('When to publish; must be in the future'),
 });
-export type SchedulePostInput = z.input<typeof schedulePostInput>;
+export type SchedulePostInput = z.infer<typeof schedulePostInput>;
 
 export const listPostsInput = z.strictObject({
   limit: limitField(20, 100),
   tag: z.string().trim().min(1).max(100).optional(),
   cursor: isoDate.optional().describe('next_cursor of the previous page'),
 });
-export type ListPostsInput = z.input<typeof listPostsInput>;
+export type ListPostsInput = z.infer<typeof listPostsInput>;
 
 export const listDraftPostsInput = z.strictObject({
   limit: limitField(20, 100),
   cursor: isoDate.optional().describe('next_cursor of the previous page'),
 });
-export type ListDraftPostsInput = z.input<typeof listDraftPostsInput>;
+export type ListDraftPostsInput = z.infer<typeof listDraftPostsInput>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Records
 
-/** A type alias, not an interface, so it can be diffed as a plain record. */
-export type BlogPost = {
-  slug: string;
-  title: string;
-  content: string;
-  description: string | null;
-  author_name: string;
-  /** Only for editorial readers: public reads leave it out (see `forThePublic`). */
-  author_email?: string | null;
-  tags: string[];
-  status: BlogStatus;
-  og_image_url: string | null;
-  publish_at: string | null;
-  published_at: string | null;
-  created_at: string;
-  updated_at: string;
-};
-/** Lists leave out the markdown body. */
-export type BlogPostSummary = Omit<BlogPost, 'content'>;
+/** A post as lists show it: everything but the markdown body. */
+export const blogPostSummary = z.object({
+  slug: z.string(),
+  title: z.string(),
+  description: z.string().nullable(),
+  author_name: z.string(),
+  author_email: z.string().nullable().optional().describe('Only on authenticated reads (preview, drafts, writes)'),
+  tags: z.array(z.string()),
+  status: z.enum(BLOG_STATUSES),
+  og_image_url: z.string().nullable(),
+  publish_at: z.string().nullable().describe('When a scheduled post publishes itself'),
+  ...workflowDates,
+});
+export type BlogPostSummary = z.infer<typeof blogPostSummary>;
 
-export interface PostPage {
-  posts: BlogPostSummary[];
-  next_cursor: string | null;
-  total: number;
-}
+/** The post record of spec 2.6. */
+export const blogPost = blogPostSummary.extend({ content: z.string() });
+export type BlogPost = z.infer<typeof blogPost>;
+
+export const postPage = workflowPage('posts', blogPostSummary);
+export type PostPage = z.infer<typeof postPage>;
 
 type PostRow = typeof blogPosts.$inferSelect;
 const { content: _content, searchText: _searchText, ...summaryColumns } = getTableColumns(blogPosts);
@@ -157,59 +165,30 @@ function forThePublic<T extends BlogPostSummary>(post: T): T {
 // Reads
 
 /** Published posts, newest first (spec 4.4); `total` counts every published post matching the tag. */
-export async function listPublishedPosts(ctx: ContentContext, input: ListPostsInput = {}): Promise<PostPage> {
-  const query = listPostsInput.parse(input);
-  return cachedRead(ctx, 'blog', `published:${JSON.stringify([query.limit, query.tag, query.cursor])}`, async () => {
+export async function listPublishedPosts(ctx: ContentContext, query: ListPostsInput): Promise<PostPage> {
+  return cachedRead(ctx, 'blog', 'published', query, async () => {
     const matching = and(eq(blogPosts.status, 'published'), query.tag ? arrayContains(blogPosts.tags, [query.tag]) : undefined);
-    const page = await pageOf(ctx, matching, 'publishedAt', query);
+    const page = await pageOfPosts(ctx, matching, 'publishedAt', query);
     return { ...page, posts: page.posts.map(forThePublic) };
   });
 }
 
 /** Posts not yet public: draft, review and scheduled, newest created first. */
-export async function listDraftPosts(ctx: ContentContext, input: ListDraftPostsInput = {}): Promise<PostPage> {
-  const query = listDraftPostsInput.parse(input);
-  return cachedRead(ctx, 'blog', `drafts:${JSON.stringify([query.limit, query.cursor])}`, () =>
-    pageOf(ctx, inArray(blogPosts.status, ['draft', 'review', 'scheduled']), 'createdAt', query),
+export async function listDraftPosts(ctx: ContentContext, query: ListDraftPostsInput): Promise<PostPage> {
+  return cachedRead(ctx, 'blog', 'drafts', query, () =>
+    pageOfPosts(ctx, inArray(blogPosts.status, ['draft', 'review', 'scheduled']), 'createdAt', query),
   );
 }
 
-/**
- * One page ordered by a unique `orderedNow()` timestamp (platform/time.ts): the cursor is the last row's
- * exact timestamp and the next page is strictly older, so rows sharing a millisecond are neither skipped
- * nor repeated.
- */
-async function pageOf(
-  ctx: ContentContext,
-  matching: SQL | undefined,
-  order: 'publishedAt' | 'createdAt',
-  query: { limit: number; cursor?: string },
-): Promise<PostPage> {
-  const orderColumn = blogPosts[order];
-  const [rows, [{ total }]] = await Promise.all([
-    ctx.db
-      .select(summaryColumns)
-      .from(blogPosts)
-      .where(and(matching, query.cursor ? lt(orderColumn, query.cursor) : undefined))
-      // DESC NULLS LAST, as the published_at index stores it (drizzle's `.desc()`): a plain DESC means NULLS
-      // FIRST, which that index cannot serve, so every read would sort the whole table.
-      .orderBy(sql`${orderColumn} desc nulls last`)
-      .limit(query.limit + 1),
-    ctx.db.select({ total: count() }).from(blogPosts).where(matching),
-  ]);
-  const page = rows.slice(0, query.limit);
-  const last = page[page.length - 1];
-  return {
-    posts: page.map(toSummary),
-    next_cursor: rows.length > query.limit && last[order] ? toIso(last[order]) : null,
-    total: Number(total),
-  };
+async function pageOfPosts(ctx: ContentContext, where: SQL | undefined, key: 'publishedAt' | 'createdAt', query: PageRequest): Promise<PostPage> {
+  const page = await workflowListPage(ctx.db, ctx.db.select(summaryColumns).from(blogPosts).$dynamic(), blogPosts, where, key, query);
+  return { posts: page.rows.map(toSummary), next_cursor: page.next_cursor, total: page.total };
 }
 
 /** A published post; with `include_drafts` (REST `preview`, authenticated callers only) a post in any state. */
 export async function getPost(ctx: ContentContext, slug: string, options: { include_drafts?: boolean } = {}): Promise<BlogPost> {
   const includeDrafts = options.include_drafts ?? false;
-  return cachedRead(ctx, 'blog', `post:${includeDrafts ? 'any' : 'published'}:${slug}`, async () => {
+  return cachedRead(ctx, 'blog', 'post', { slug, include_drafts: includeDrafts }, async () => {
     const [row] = await ctx.db.select().from(blogPosts).where(eq(blogPosts.slug, slug)).limit(1);
     if (!row || (row.status !== 'published' && !includeDrafts)) throw contentErrors.notFound('blog post', slug);
     return includeDrafts ? toPost(row) : forThePublic(toPost(row));
@@ -219,8 +198,7 @@ export async function getPost(ctx: ContentContext, slug: string, options: { incl
 // ---------------------------------------------------------------------------------------------------------
 // Writes
 
-export async function createPost(ctx: ContentContext, input: CreatePostInput, actor: Actor): Promise<BlogPost> {
-  const data = createPostInput.parse(input);
+export async function createPost(ctx: ContentContext, data: CreatePostInput, actor: Actor): Promise<BlogPost> {
   const published = data.status === 'published';
   const post = await writeContent(ctx, 'blog', async (tx, changed) => {
     const row = await insertUnderSlug({
@@ -240,8 +218,8 @@ export async function createPost(ctx: ContentContext, input: CreatePostInput, ac
           tags: data.tags ?? [],
           status: data.status,
           ogImageUrl: data.og_image_url ?? null,
-          publishedAt: published ? (orderedNow() as unknown as string) : null,
-          createdAt: orderedNow() as unknown as string,
+          publishedAt: published ? orderedNow() : null,
+          createdAt: orderedNow(),
         })
         .onConflictDoNothing({ target: blogPosts.slug })
         .returning()
@@ -261,53 +239,30 @@ export async function createPost(ctx: ContentContext, input: CreatePostInput, ac
   return post;
 }
 
-const UPDATABLE_FIELDS = ['title', 'content', 'description', 'author_name', 'author_email', 'tags', 'og_image_url'] as const;
+/** The fields an update may change, and how they are stored. */
+const postEdit: FieldEdit<PostRow, BlogPost, 'title' | 'content' | 'description' | 'author_name' | 'author_email' | 'tags' | 'og_image_url'> = {
+  fields: ['title', 'content', 'description', 'author_name', 'author_email', 'tags', 'og_image_url'],
+  toRecord: toPost,
+  columns: (after) => ({
+    title: after.title,
+    content: after.content,
+    description: after.description,
+    authorName: after.author_name,
+    authorEmail: after.author_email,
+    tags: after.tags,
+    ogImageUrl: after.og_image_url,
+  }),
+  summary: (row, fields) => `updated ${fields.join(', ')} of "${row.title}"`,
+};
 
 /** Edits a post in any state; an edit of a published post asks the site to rebuild its pages. */
-export async function updatePost(ctx: ContentContext, slug: string, input: UpdatePostInput, actor: Actor): Promise<BlogPost> {
-  const data = updatePostInput.parse(input);
-  if (UPDATABLE_FIELDS.every((field) => data[field] === undefined)) {
-    throw contentErrors.invalidRequest(`nothing to update: give any of ${UPDATABLE_FIELDS.join(', ')}`);
-  }
-  const result = await writeContent(ctx, 'blog', async (tx, changed) => {
-    const before = toPost(await lockPost(tx, slug));
-    const after: BlogPost = { ...before };
-    for (const field of UPDATABLE_FIELDS) if (data[field] !== undefined) Object.assign(after, { [field]: data[field] });
-    const changes = diffChanges(before, after, UPDATABLE_FIELDS);
-    if (Object.keys(changes).length === 0) return { post: before, revalidated: false };
-    changed(slug);
-    const [row] = await tx
-      .update(blogPosts)
-      .set({
-        title: after.title,
-        content: after.content,
-        description: after.description,
-        authorName: after.author_name,
-        authorEmail: after.author_email,
-        tags: after.tags,
-        ogImageUrl: after.og_image_url,
-        updatedAt: sql`now()`,
-      })
-      .where(eq(blogPosts.slug, slug))
-      .returning();
-    await recordActivity(tx, actor, {
-      resource: 'blog',
-      resourceId: slug,
-      action: 'updated',
-      summary: `updated ${Object.keys(changes).join(', ')} of "${row.title}"`,
-      changes,
-    });
-    const revalidated = row.status === 'published';
-    if (revalidated) await requestRevalidation(ctx, tx, { type: 'blog', slug });
-    return { post: toPost(row), revalidated };
-  });
-  if (result.revalidated) ctx.jobs.wake();
-  return result.post;
+export async function updatePost(ctx: ContentContext, slug: string, data: UpdatePostInput, actor: Actor): Promise<BlogPost> {
+  return editFields(ctx, postWorkflow, slug, data, postEdit, actor);
 }
 
 /** The editorial checks a post must pass to enter review (DESIGN 3); every failing field is reported. */
-export function submitProblems(post: Pick<BlogPost, 'title' | 'description' | 'content' | 'tags'>): Array<{ field: string; message: string }> {
-  const problems: Array<{ field: string; message: string }> = [];
+export function submitProblems(post: Pick<BlogPost, 'title' | 'description' | 'content' | 'tags'>): FieldProblem[] {
+  const problems: FieldProblem[] = [];
   const title = post.title.trim().length;
   if (title < 10 || title > 120) problems.push({ field: 'title', message: `must be 10 to 120 characters (is ${title})` });
   const description = post.description?.length ?? 0;
@@ -321,63 +276,83 @@ export function submitProblems(post: Pick<BlogPost, 'title' | 'description' | 'c
   return problems;
 }
 
+/**
+ * The post workflow of spec 3.1 and DESIGN 3: draft → review → published → archived, publishing from any
+ * state, scheduling of drafts and posts in review, deleting drafts only.
+ */
+const postWorkflow: Workflow<BlogStatus, PostRow, 'submit' | 'approve' | 'publish' | 'archive' | 'schedule' | 'delete'> = {
+  kind: 'blog',
+  table: blogPosts,
+  noun: 'post',
+  lock: lockPost,
+  moves: {
+    submit: {
+      from: ['draft'],
+      to: 'review',
+      refusal: 'only a draft can be submitted',
+      check: (row) => submitProblems(row),
+      action: 'status_changed',
+      summary: (row) => `submitted "${row.title}" for review`,
+    },
+    approve: {
+      from: ['review'],
+      to: 'published',
+      refusal: 'only a post in review can be approved',
+      action: 'published',
+      summary: (row) => `approved and published "${row.title}"`,
+      revalidates: true,
+    },
+    publish: {
+      from: ['draft', 'review', 'scheduled', 'archived'],
+      to: 'published',
+      refusal: 'a published post cannot be published again',
+      action: 'published',
+      summary: (row) => `published "${row.title}"`,
+      revalidates: true,
+      // Publishing by hand overtakes a schedule: its job has nothing left to do.
+      alongside: async (_ctx, tx, row) => {
+        if (row.status === 'scheduled') await cancelJob(tx, publishJobKey(row.id));
+      },
+    },
+    archive: {
+      from: ['published'],
+      to: 'archived',
+      refusal: 'only a published post can be archived',
+      action: 'archived',
+      summary: (row) => `archived "${row.title}"`,
+      // The site drops the page.
+      revalidates: true,
+    },
+    schedule: { from: ['draft', 'review'], refusal: 'only a draft or a post in review can be scheduled' },
+    delete: { from: ['draft'], refusal: 'only a draft can be deleted' },
+  },
+};
+
 /** Spec 3.1: draft → review, only when the post passes submit validation (422 listing every failure). */
 export async function submitPost(ctx: ContentContext, slug: string, actor: Actor): Promise<BlogPost> {
-  return writeContent(ctx, 'blog', async (tx, changed) => {
-    const row = await lockPost(tx, slug);
-    if (row.status !== 'draft') throw contentErrors.invalidState(`only a draft can be submitted; this post is ${row.status}`, row.status);
-    const problems = submitProblems(toPost(row));
-    if (problems.length > 0) throw contentErrors.validationFailed(problems);
-    changed(slug);
-    return moveStatus(tx, row, 'review', actor, { action: 'status_changed', summary: `submitted "${row.title}" for review` });
-  });
+  return toPost(await runMove(ctx, postWorkflow, 'submit', slug, actor));
 }
 
 /** Spec 3.1: review → published; approving a post that is not in review is refused. */
 export async function approvePost(ctx: ContentContext, slug: string, actor: Actor): Promise<BlogPost> {
-  const post = await writeContent(ctx, 'blog', async (tx, changed) => {
-    const row = await lockPost(tx, slug);
-    if (row.status !== 'review') throw contentErrors.invalidState(`only a post in review can be approved; this post is ${row.status}`, row.status);
-    changed(slug);
-    return publishRow(ctx, tx, row, actor, `approved and published "${row.title}"`);
-  });
-  ctx.jobs.wake();
-  return post;
+  return toPost(await runMove(ctx, postWorkflow, 'approve', slug, actor));
 }
 
 /** Spec 3.1: any state → published, skipping review. An already published post is returned unchanged. */
 export async function publishPost(ctx: ContentContext, slug: string, actor: Actor): Promise<BlogPost> {
-  const result = await writeContent(ctx, 'blog', async (tx, changed) => {
-    const row = await lockPost(tx, slug);
-    if (row.status === 'published') return { post: toPost(row), changed: false };
-    changed(slug);
-    // Publishing by hand overtakes a schedule: its job has nothing left to do.
-    if (row.status === 'scheduled') await cancelJob(tx, publishJobKey(row.id));
-    return { post: await publishRow(ctx, tx, row, actor, `published "${row.title}"`), changed: true };
-  });
-  if (result.changed) ctx.jobs.wake();
-  return result.post;
+  return toPost(await runMove(ctx, postWorkflow, 'publish', slug, actor, { whenAlreadyThere: 'unchanged' }));
 }
 
-/** Spec 3.1: published → archived; archiving anything else is refused. The site drops the page. */
+/** Spec 3.1: published → archived; archiving anything else is refused. */
 export async function archivePost(ctx: ContentContext, slug: string, actor: Actor): Promise<BlogPost> {
-  const post = await writeContent(ctx, 'blog', async (tx, changed) => {
-    const row = await lockPost(tx, slug);
-    if (row.status !== 'published') throw contentErrors.invalidState(`only a published post can be archived; this post is ${row.status}`, row.status);
-    changed(slug);
-    const archived = await moveStatus(tx, row, 'archived', actor, { action: 'archived', summary: `archived "${row.title}"` });
-    await requestRevalidation(ctx, tx, { type: 'blog', slug });
-    return archived;
-  });
-  ctx.jobs.wake();
-  return post;
+  return toPost(await runMove(ctx, postWorkflow, 'archive', slug, actor));
 }
 
 /** Spec 3.1: hard delete of drafts only; review, scheduled, published and archived posts are refused. */
 export async function deletePost(ctx: ContentContext, slug: string, actor: Actor): Promise<{ slug: string; deleted: true }> {
   return writeContent(ctx, 'blog', async (tx, changed) => {
     const row = await lockPost(tx, slug);
-    if (row.status !== 'draft') throw contentErrors.invalidState(`only a draft can be deleted; this post is ${row.status}`, row.status);
+    allowMove(postWorkflow.noun, postWorkflow.moves.delete, row);
     changed(slug);
     await tx.delete(blogPosts).where(eq(blogPosts.id, row.id));
     await recordActivity(tx, actor, { resource: 'blog', resourceId: slug, action: 'deleted', summary: `deleted draft "${row.title}"` });
@@ -389,17 +364,14 @@ export async function deletePost(ctx: ContentContext, slug: string, actor: Actor
  * DESIGN 3: draft or review → scheduled, publishing itself at `publish_at`. The publish job is enqueued in
  * the same transaction, so a schedule is never recorded without the job that carries it out.
  */
-export async function schedulePost(ctx: ContentContext, slug: string, input: SchedulePostInput, actor: Actor): Promise<BlogPost> {
-  const { publish_at } = schedulePostInput.parse(input);
+export async function schedulePost(ctx: ContentContext, slug: string, { publish_at }: SchedulePostInput, actor: Actor): Promise<BlogPost> {
   const publishAt = new Date(publish_at);
   if (publishAt.getTime() <= Date.now()) {
     throw contentErrors.invalidRequest('publish_at must be in the future', { issues: [{ field: 'body.publish_at', message: 'must be in the future' }] });
   }
   return writeContent(ctx, 'blog', async (tx, changed) => {
     const row = await lockPost(tx, slug);
-    if (row.status !== 'draft' && row.status !== 'review') {
-      throw contentErrors.invalidState(`only a draft or a post in review can be scheduled; this post is ${row.status}`, row.status);
-    }
+    allowMove(postWorkflow.noun, postWorkflow.moves.schedule, row);
     changed(slug);
     const [scheduled] = await tx
       .update(blogPosts)
@@ -428,7 +400,7 @@ export async function publishDuePost(ctx: ContentContext, postId: number): Promi
   const published = await writeContent(ctx, 'blog', async (tx, changed) => {
     const [row] = await tx
       .update(blogPosts)
-      .set({ status: 'published', publishedAt: firstPublishedAt(), updatedAt: sql`now()` })
+      .set({ status: 'published', publishedAt: sql`coalesce(${blogPosts.publishedAt}, ${orderedNow()})`, updatedAt: sql`now()` })
       .where(and(eq(blogPosts.id, postId), eq(blogPosts.status, 'scheduled'), sql`${blogPosts.publishAt} <= now()`))
       .returning();
     if (!row) return false;
@@ -464,11 +436,6 @@ function publishJobKey(postId: number): string {
   return `${PUBLISH_POST_JOB}:${postId}`;
 }
 
-/** The first publication fixes a post's place in the list; later publishes keep it. */
-function firstPublishedAt(): string {
-  return sql`coalesce(${blogPosts.publishedAt}, ${orderedNow()})` as unknown as string;
-}
-
 async function slugTaken(db: Queryable, slug: string): Promise<boolean> {
   if (RESERVED_SLUGS.has(slug)) return true;
   const [row] = await db.select({ id: blogPosts.id }).from(blogPosts).where(eq(blogPosts.slug, slug)).limit(1);
@@ -480,28 +447,4 @@ async function lockPost(tx: Tx, slug: string): Promise<PostRow> {
   const [row] = await tx.select().from(blogPosts).where(eq(blogPosts.slug, slug)).limit(1).for('update');
   if (!row) throw contentErrors.notFound('blog post', slug);
   return row;
-}
-
-async function moveStatus(
-  tx: Tx,
-  row: PostRow,
-  status: BlogStatus,
-  actor: Actor,
-  entry: { action: 'status_changed' | 'archived' | 'published'; summary: string },
-): Promise<BlogPost> {
-  const [moved] = await tx
-    .update(blogPosts)
-    .set({ status, updatedAt: sql`now()`, ...(status === 'published' ? { publishedAt: firstPublishedAt() } : {}) })
-    .where(eq(blogPosts.id, row.id))
-    .returning();
-  const changes: Changes = { status: [row.status, status] };
-  if (moved.publishedAt !== row.publishedAt) changes.published_at = [toIso(row.publishedAt), toIso(moved.publishedAt)];
-  await recordActivity(tx, actor, { resource: 'blog', resourceId: row.slug, action: entry.action, summary: entry.summary, changes });
-  return toPost(moved);
-}
-
-async function publishRow(ctx: ContentContext, tx: Tx, row: PostRow, actor: Actor, summary: string): Promise<BlogPost> {
-  const post = await moveStatus(tx, row, 'published', actor, { action: 'published', summary });
-  await requestRevalidation(ctx, tx, { type: 'blog', slug: row.slug });
-  return post;
 }

@@ -10,20 +10,32 @@
  * - `setEntryStatus` (MCP update_changelog_entry) treats the current status as a no-op, so an update that
  *   repeats it succeeds; every other move than draft → review and review → published is refused.
  */
-import { and, count, eq, getTableColumns, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable, Tx } from '../platform/database.js';
+import type { PageRequest } from '../platform/paging.js';
 import { orderedNow, toIso } from '../platform/time.js';
-import { diffChanges, recordActivity, type Changes } from './activity.js';
+import { diffChanges, recordActivity } from './activity.js';
 import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
 import { isoDate, limitField } from './fields.js';
 import { cachedRead } from './read-cache.js';
 import { requestRevalidation } from './revalidation.js';
-import { CHANGELOG_TYPES, changelogEntries, type CHANGELOG_STATUSES } from './schema.js';
+import { CHANGELOG_STATUSES, CHANGELOG_TYPES, changelogEntries } from './schema.js';
 import { slugSchema, uniqueSlug } from './slugs.js';
-import { writeContent, type Changed } from './write.js';
+import {
+  allowMove,
+  editFields,
+  runMove,
+  workflowDates,
+  workflowListPage,
+  workflowPage,
+  type FieldEdit,
+  type FieldProblem,
+  type Workflow,
+} from './workflow.js';
+import { writeContent } from './write.js';
 
 export type ChangelogStatus = (typeof CHANGELOG_STATUSES)[number];
 export type ChangelogType = (typeof CHANGELOG_TYPES)[number];
@@ -53,7 +65,7 @@ export const createEntryInput = z.strictObject({
   highlights: highlightsField.optional(),
   status: z.enum(['draft', 'published']).default('draft'),
 });
-export type CreateEntryInput = z.input<typeof createEntryInput>;
+export type CreateEntryInput = z.infer<typeof createEntryInput>;
 
 /** Any of these; `null` clears the summary. */
 export const updateEntryInput = z.strictObject({
@@ -63,7 +75,7 @@ export const updateEntryInput = z.strictObject({
   type: typeField.optional(),
   highlights: highlightsField.optional(),
 });
-export type UpdateEntryInput = z.input<typeof updateEntryInput>;
+export type UpdateEntryInput = z.infer<typeof updateEntryInput>;
 
 /** The status moves MCP update_changelog_entry may ask for (spec 3.2). */
 export const entryStatusInput = z.enum(['draft', 'review', 'published']);
@@ -73,39 +85,36 @@ export const listEntriesInput = z.strictObject({
   type: typeField.optional(),
   cursor: isoDate.optional().describe('next_cursor of the previous page'),
 });
-export type ListEntriesInput = z.input<typeof listEntriesInput>;
+export type ListEntriesInput = z.infer<typeof listEntriesInput>;
 
 export const listDraftEntriesInput = z.strictObject({
   limit: limitField(20, 100),
   cursor: isoDate.optional().describe('next_cursor of the previous page'),
 });
-export type ListDraftEntriesInput = z.input<typeof listDraftEntriesInput>;
+export type ListDraftEntriesInput = z.infer<typeof listDraftEntriesInput>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Records
 
-/** A type alias, not an interface, so it can be diffed as a plain record. */
-export type ChangelogEntry = {
-  slug: string;
-  version: string;
-  title: string;
-  summary: string | null;
-  content: string;
-  type: ChangelogType;
-  highlights: string[];
-  status: ChangelogStatus;
-  published_at: string | null;
-  created_at: string;
-  updated_at: string;
-};
-/** Lists leave out the markdown body. */
-export type ChangelogEntrySummary = Omit<ChangelogEntry, 'content'>;
+/** An entry as lists show it: everything but the markdown body. */
+export const changelogEntrySummary = z.object({
+  slug: z.string(),
+  version: z.string(),
+  title: z.string(),
+  summary: z.string().nullable(),
+  type: z.enum(CHANGELOG_TYPES),
+  highlights: z.array(z.string()),
+  status: z.enum(CHANGELOG_STATUSES),
+  ...workflowDates,
+});
+export type ChangelogEntrySummary = z.infer<typeof changelogEntrySummary>;
 
-export interface EntryPage {
-  entries: ChangelogEntrySummary[];
-  next_cursor: string | null;
-  total: number;
-}
+/** The entry record of spec 2.7. */
+export const changelogEntry = changelogEntrySummary.extend({ content: z.string() });
+export type ChangelogEntry = z.infer<typeof changelogEntry>;
+
+export const entryPage = workflowPage('entries', changelogEntrySummary);
+export type EntryPage = z.infer<typeof entryPage>;
 
 type EntryRow = typeof changelogEntries.$inferSelect;
 const { content: _content, searchText: _searchText, ...summaryColumns } = getTableColumns(changelogEntries);
@@ -139,54 +148,28 @@ export function versionSlug(version: string): string {
 // Reads
 
 /** Published entries, newest first (spec 4.4); `total` counts every published entry of the type. */
-export async function listPublishedEntries(ctx: ContentContext, input: ListEntriesInput = {}): Promise<EntryPage> {
-  const query = listEntriesInput.parse(input);
+export async function listPublishedEntries(ctx: ContentContext, query: ListEntriesInput): Promise<EntryPage> {
   const matching = and(eq(changelogEntries.status, 'published'), query.type ? eq(changelogEntries.type, query.type) : undefined);
-  return cachedRead(ctx, 'changelog', `published:${JSON.stringify([query.limit, query.type, query.cursor])}`, () =>
-    pageOf(ctx, matching, 'publishedAt', query),
-  );
+  return cachedRead(ctx, 'changelog', 'published', query, () => pageOfEntries(ctx, matching, 'publishedAt', query));
 }
 
 /** Entries not yet public (draft and review), newest created first. */
-export async function listDraftEntries(ctx: ContentContext, input: ListDraftEntriesInput = {}): Promise<EntryPage> {
-  const query = listDraftEntriesInput.parse(input);
-  return cachedRead(ctx, 'changelog', `drafts:${JSON.stringify([query.limit, query.cursor])}`, () =>
-    pageOf(ctx, inArray(changelogEntries.status, ['draft', 'review']), 'createdAt', query),
+export async function listDraftEntries(ctx: ContentContext, query: ListDraftEntriesInput): Promise<EntryPage> {
+  return cachedRead(ctx, 'changelog', 'drafts', query, () =>
+    pageOfEntries(ctx, inArray(changelogEntries.status, ['draft', 'review']), 'createdAt', query),
   );
 }
 
-/** One page ordered by a unique `orderedNow()` timestamp; the next page is strictly older than the cursor. */
-async function pageOf(
-  ctx: ContentContext,
-  matching: SQL | undefined,
-  order: 'publishedAt' | 'createdAt',
-  query: { limit: number; cursor?: string },
-): Promise<EntryPage> {
-  const orderColumn = changelogEntries[order];
-  const [rows, [{ total }]] = await Promise.all([
-    ctx.db
-      .select(summaryColumns)
-      .from(changelogEntries)
-      .where(and(matching, query.cursor ? lt(orderColumn, query.cursor) : undefined))
-      // DESC NULLS LAST, as the published_at index stores it (drizzle's `.desc()`): a plain DESC means NULLS
-      // FIRST, which that index cannot serve, so every read would sort the whole table.
-      .orderBy(sql`${orderColumn} desc nulls last`)
-      .limit(query.limit + 1),
-    ctx.db.select({ total: count() }).from(changelogEntries).where(matching),
-  ]);
-  const page = rows.slice(0, query.limit);
-  const last = page[page.length - 1];
-  return {
-    entries: page.map(toSummary),
-    next_cursor: rows.length > query.limit && last[order] ? toIso(last[order]) : null,
-    total: Number(total),
-  };
+async function pageOfEntries(ctx: ContentContext, where: SQL | undefined, key: 'publishedAt' | 'createdAt', query: PageRequest): Promise<EntryPage> {
+  const select = ctx.db.select(summaryColumns).from(changelogEntries).$dynamic();
+  const page = await workflowListPage(ctx.db, select, changelogEntries, where, key, query);
+  return { entries: page.rows.map(toSummary), next_cursor: page.next_cursor, total: page.total };
 }
 
 /** A published entry by slug or version; with `include_drafts` (authenticated preview) one in any state. */
 export async function getEntry(ctx: ContentContext, identifier: string, options: { include_drafts?: boolean } = {}): Promise<ChangelogEntry> {
   const includeDrafts = options.include_drafts ?? false;
-  return cachedRead(ctx, 'changelog', `entry:${includeDrafts ? 'any' : 'published'}:${identifier}`, async () => {
+  return cachedRead(ctx, 'changelog', 'entry', { identifier, include_drafts: includeDrafts }, async () => {
     const [row] = await ctx.db.select().from(changelogEntries).where(byIdentifier(identifier)).limit(1);
     if (!row || (row.status !== 'published' && !includeDrafts)) throw contentErrors.notFound('changelog entry', identifier);
     return toEntry(row);
@@ -196,8 +179,7 @@ export async function getEntry(ctx: ContentContext, identifier: string, options:
 // ---------------------------------------------------------------------------------------------------------
 // Writes
 
-export async function createEntry(ctx: ContentContext, input: CreateEntryInput, actor: Actor): Promise<ChangelogEntry> {
-  const data = createEntryInput.parse(input);
+export async function createEntry(ctx: ContentContext, data: CreateEntryInput, actor: Actor): Promise<ChangelogEntry> {
   if (data.slug && RESERVED_SLUGS.has(data.slug)) throw contentErrors.conflict(`slug '${data.slug}' is reserved`, 'slug');
   const published = data.status === 'published';
   const entry = await writeContent(ctx, 'changelog', async (tx, changed) => {
@@ -213,8 +195,8 @@ export async function createEntry(ctx: ContentContext, input: CreateEntryInput, 
           type: data.type,
           highlights: data.highlights ?? [],
           status: data.status,
-          publishedAt: published ? (orderedNow() as unknown as string) : null,
-          createdAt: orderedNow() as unknown as string,
+          publishedAt: published ? orderedNow() : null,
+          createdAt: orderedNow(),
         })
         // Both the version and the slug are unique; a clash with either (even with a concurrent create)
         // returns no row instead of failing the transaction, and is told apart below.
@@ -246,80 +228,90 @@ export async function createEntry(ctx: ContentContext, input: CreateEntryInput, 
   return entry;
 }
 
-const UPDATABLE_FIELDS = ['title', 'summary', 'content', 'type', 'highlights'] as const;
+/** The fields an update may change, and how they are stored. */
+const entryEdit: FieldEdit<EntryRow, ChangelogEntry, 'title' | 'summary' | 'content' | 'type' | 'highlights'> = {
+  fields: ['title', 'summary', 'content', 'type', 'highlights'],
+  toRecord: toEntry,
+  columns: (after) => ({ title: after.title, summary: after.summary, content: after.content, type: after.type, highlights: after.highlights }),
+  summary: (row, fields) => `updated ${fields.join(', ')} of changelog entry ${row.version}`,
+};
 
 /** Edits an entry in any state; an edit of a published entry asks the site to rebuild its pages. */
-export async function updateEntry(ctx: ContentContext, identifier: string, input: UpdateEntryInput, actor: Actor): Promise<ChangelogEntry> {
-  const data = updateEntryInput.parse(input);
-  if (UPDATABLE_FIELDS.every((field) => data[field] === undefined)) {
-    throw contentErrors.invalidRequest(`nothing to update: give any of ${UPDATABLE_FIELDS.join(', ')}`);
-  }
-  const result = await writeContent(ctx, 'changelog', async (tx, changed) => {
-    const before = toEntry(await lockEntry(tx, identifier));
-    const after: ChangelogEntry = { ...before };
-    for (const field of UPDATABLE_FIELDS) if (data[field] !== undefined) Object.assign(after, { [field]: data[field] });
-    const changes = diffChanges(before, after, UPDATABLE_FIELDS);
-    if (Object.keys(changes).length === 0) return { entry: before, revalidated: false };
-    changed(before.slug);
-    const [row] = await tx
-      .update(changelogEntries)
-      .set({
-        title: after.title,
-        summary: after.summary,
-        content: after.content,
-        type: after.type,
-        highlights: after.highlights,
-        updatedAt: sql`now()`,
-      })
-      .where(eq(changelogEntries.slug, before.slug))
-      .returning();
-    await recordActivity(tx, actor, {
-      resource: 'changelog',
-      resourceId: row.slug,
-      action: 'updated',
-      summary: `updated ${Object.keys(changes).join(', ')} of changelog entry ${row.version}`,
-      changes,
-    });
-    const revalidated = row.status === 'published';
-    if (revalidated) await requestRevalidation(ctx, tx, { type: 'changelog', slug: row.slug });
-    return { entry: toEntry(row), revalidated };
-  });
-  if (result.revalidated) ctx.jobs.wake();
-  return result.entry;
+export async function updateEntry(ctx: ContentContext, identifier: string, data: UpdateEntryInput, actor: Actor): Promise<ChangelogEntry> {
+  return editFields(ctx, entryWorkflow, identifier, data, entryEdit, actor);
 }
 
 /** DESIGN 3 changelog submit validation: title and content present, version well formed. */
-export function submitProblems(entry: Pick<ChangelogEntry, 'title' | 'content' | 'version'>): Array<{ field: string; message: string }> {
-  const problems: Array<{ field: string; message: string }> = [];
+export function submitProblems(entry: Pick<ChangelogEntry, 'title' | 'content' | 'version'>): FieldProblem[] {
+  const problems: FieldProblem[] = [];
   if (!entry.title.trim()) problems.push({ field: 'title', message: 'is required' });
   if (!entry.content.trim()) problems.push({ field: 'content', message: 'is required' });
   if (!VERSION_PATTERN.test(entry.version)) problems.push({ field: 'version', message: 'must have the form v<major>.<minor>.<patch>' });
   return problems;
 }
 
+/**
+ * The entry workflow of spec 3.2: draft → review → published, publishing from any state, deleting drafts
+ * only. Nothing moves back to draft.
+ */
+const entryWorkflow: Workflow<ChangelogStatus, EntryRow, 'submit' | 'approve' | 'publish' | 'reopen' | 'delete'> = {
+  kind: 'changelog',
+  table: changelogEntries,
+  noun: 'entry',
+  lock: lockEntry,
+  moves: {
+    submit: {
+      from: ['draft'],
+      to: 'review',
+      refusal: 'only a draft can be submitted',
+      check: (row) => submitProblems(row),
+      action: 'status_changed',
+      summary: (row) => `submitted changelog entry ${row.version} for review`,
+    },
+    approve: {
+      from: ['review'],
+      to: 'published',
+      refusal: 'only an entry in review can be approved',
+      action: 'published',
+      summary: (row) => `approved and published changelog entry ${row.version}`,
+      revalidates: true,
+    },
+    publish: {
+      from: ['draft', 'review'],
+      to: 'published',
+      refusal: 'a published entry cannot be published again',
+      action: 'published',
+      summary: (row) => `published changelog entry ${row.version}`,
+      revalidates: true,
+    },
+    reopen: {
+      from: [],
+      to: 'draft',
+      refusal: 'a changelog entry cannot move back to draft',
+      action: 'status_changed',
+      summary: (row) => `reopened changelog entry ${row.version}`,
+    },
+    delete: { from: ['draft'], refusal: 'only a draft can be deleted' },
+  },
+};
+
 /** Spec 3.2: draft → review, when the entry passes submit validation (422 listing every failure). */
 export async function submitEntry(ctx: ContentContext, identifier: string, actor: Actor): Promise<ChangelogEntry> {
-  return writeContent(ctx, 'changelog', async (tx, changed) => submitRow(tx, await lockEntry(tx, identifier), actor, changed));
+  return toEntry(await runMove(ctx, entryWorkflow, 'submit', identifier, actor));
 }
 
 /** Spec 3.2: review → published; an entry that is not in review is refused. */
 export async function approveEntry(ctx: ContentContext, identifier: string, actor: Actor): Promise<ChangelogEntry> {
-  const entry = await writeContent(ctx, 'changelog', async (tx, changed) => approveRow(ctx, tx, await lockEntry(tx, identifier), actor, changed));
-  ctx.jobs.wake();
-  return entry;
+  return toEntry(await runMove(ctx, entryWorkflow, 'approve', identifier, actor));
 }
 
 /** Spec 3.2: any state → published directly. An already published entry is returned unchanged. */
 export async function publishEntry(ctx: ContentContext, identifier: string, actor: Actor): Promise<ChangelogEntry> {
-  const result = await writeContent(ctx, 'changelog', async (tx, changed) => {
-    const row = await lockEntry(tx, identifier);
-    if (row.status === 'published') return { entry: toEntry(row), changed: false };
-    changed(row.slug);
-    return { entry: await publishRow(ctx, tx, row, actor, `published changelog entry ${row.version}`), changed: true };
-  });
-  if (result.changed) ctx.jobs.wake();
-  return result.entry;
+  return toEntry(await runMove(ctx, entryWorkflow, 'publish', identifier, actor, { whenAlreadyThere: 'unchanged' }));
 }
+
+/** The workflow move MCP update_changelog_entry makes for each status it may ask for (spec 3.2). */
+const MOVE_TO = { draft: 'reopen', review: 'submit', published: 'approve' } as const;
 
 /**
  * The status moves of MCP update_changelog_entry (spec 3.2): draft → review (with submit validation) and
@@ -332,22 +324,14 @@ export async function setEntryStatus(
   status: z.infer<typeof entryStatusInput>,
   actor: Actor,
 ): Promise<ChangelogEntry> {
-  const result = await writeContent(ctx, 'changelog', async (tx, changed) => {
-    const row = await lockEntry(tx, identifier);
-    if (row.status === status) return { entry: toEntry(row), published: false };
-    if (status === 'review') return { entry: await submitRow(tx, row, actor, changed), published: false };
-    if (status === 'published') return { entry: await approveRow(ctx, tx, row, actor, changed), published: true };
-    throw contentErrors.invalidState(`a changelog entry cannot move from ${row.status} back to ${status}`, row.status);
-  });
-  if (result.published) ctx.jobs.wake();
-  return result.entry;
+  return toEntry(await runMove(ctx, entryWorkflow, MOVE_TO[status], identifier, actor, { whenAlreadyThere: 'unchanged' }));
 }
 
 /** Spec 3.2: hard delete of drafts only; entries in review or published are refused. */
 export async function deleteEntry(ctx: ContentContext, identifier: string, actor: Actor): Promise<{ slug: string; version: string; deleted: true }> {
   return writeContent(ctx, 'changelog', async (tx, changed) => {
     const row = await lockEntry(tx, identifier);
-    if (row.status !== 'draft') throw contentErrors.invalidState(`only a draft can be deleted; this entry is ${row.status}`, row.status);
+    allowMove(entryWorkflow.noun, entryWorkflow.moves.delete, row);
     changed(row.slug);
     await tx.delete(changelogEntries).where(eq(changelogEntries.id, row.id));
     await recordActivity(tx, actor, {
@@ -378,46 +362,4 @@ async function lockEntry(tx: Tx, identifier: string): Promise<EntryRow> {
   const [row] = await tx.select().from(changelogEntries).where(byIdentifier(identifier)).limit(1).for('update');
   if (!row) throw contentErrors.notFound('changelog entry', identifier);
   return row;
-}
-
-async function submitRow(tx: Tx, row: EntryRow, actor: Actor, changed: Changed): Promise<ChangelogEntry> {
-  if (row.status !== 'draft') throw contentErrors.invalidState(`only a draft can be submitted; this entry is ${row.status}`, row.status);
-  const problems = submitProblems(row);
-  if (problems.length > 0) throw contentErrors.validationFailed(problems);
-  changed(row.slug);
-  return moveStatus(tx, row, 'review', actor, { action: 'status_changed', summary: `submitted changelog entry ${row.version} for review` });
-}
-
-async function approveRow(ctx: ContentContext, tx: Tx, row: EntryRow, actor: Actor, changed: Changed): Promise<ChangelogEntry> {
-  if (row.status !== 'review') {
-    throw contentErrors.invalidState(`only an entry in review can be approved; this entry is ${row.status}`, row.status);
-  }
-  changed(row.slug);
-  return publishRow(ctx, tx, row, actor, `approved and published changelog entry ${row.version}`);
-}
-
-async function publishRow(ctx: ContentContext, tx: Tx, row: EntryRow, actor: Actor, summary: string): Promise<ChangelogEntry> {
-  const entry = await moveStatus(tx, row, 'published', actor, { action: 'published', summary });
-  await requestRevalidation(ctx, tx, { type: 'changelog', slug: row.slug });
-  return entry;
-}
-
-async function moveStatus(
-  tx: Tx,
-  row: EntryRow,
-  status: ChangelogStatus,
-  actor: Actor,
-  entry: { action: 'status_changed' | 'published'; summary: string },
-): Promise<ChangelogEntry> {
-  // The first publication fixes the entry's place in the list; later publishes keep it.
-  const publishedAt = sql`coalesce(${changelogEntries.publishedAt}, ${orderedNow()})` as unknown as string;
-  const [moved] = await tx
-    .update(changelogEntries)
-    .set({ status, updatedAt: sql`now()`, ...(status === 'published' ? { publishedAt } : {}) })
-    .where(eq(changelogEntries.id, row.id))
-    .returning();
-  const changes: Changes = { status: [row.status, status] };
-  if (moved.publishedAt !== row.publishedAt) changes.published_at = [toIso(row.publishedAt), toIso(moved.publishedAt)];
-  await recordActivity(tx, actor, { resource: 'changelog', resourceId: row.slug, action: entry.action, summary: entry.summary, changes });
-  return toEntry(moved);
 }

@@ -5,10 +5,13 @@
 import { z } from 'zod';
 import { isoDatePattern } from '../platform/time.js';
 
-/** A page size: an integer in 1..max, `fallback` when absent. Query strings arrive as text. The bounds and
- * default are in the schema itself, so the description does not repeat them. */
+/**
+ * A page size: an integer in 1..max, `fallback` when absent. A JSON number: MCP arguments arrive typed, so
+ * `"limit": true` is refused rather than read as 1; REST query strings are turned into numbers by the HTTP
+ * adapter (platform/http.ts) before they reach this schema.
+ */
 export function limitField(fallback: number, max: number) {
-  return z.coerce.number().int().min(1).max(max).default(fallback).describe('items per page');
+  return z.number().int().min(1).max(max).default(fallback).describe('items per page');
 }
 
 /** An ISO 8601 date or date-time, as cursors and date filters are given (spec section 8). */

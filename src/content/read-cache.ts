@@ -44,13 +44,26 @@ export function createContentReads(feed: ChangeFeed, options: ContentReadsOption
 }
 
 /**
- * `load()`'s result, from the cache when `ctx` reads outside any transaction. `key` must name every input the
- * result depends on (the operation, its normalised arguments, the visibility). Results are frozen: one object
- * is handed to many callers. Without a cache (`readCaches: false`, service.ts) every call loads.
+ * `load()`'s result, from the cache when `ctx` reads outside any transaction. The key is derived from the
+ * operation's name and its whole parsed query (every argument and the visibility), so a parameter added to
+ * a query can never be left out of its key. Results are frozen: one object is handed to many callers.
+ * Without a cache (`readCaches: false`, service.ts) every call loads.
  */
-export async function cachedRead<T>(ctx: ContentContext, source: ReadSource, key: string, load: () => Promise<T>): Promise<T> {
+export async function cachedRead<T>(
+  ctx: ContentContext,
+  source: ReadSource,
+  operation: string,
+  query: Readonly<Record<string, unknown>>,
+  load: () => Promise<T>,
+): Promise<T> {
   if (!ctx.reads || ctx.db !== ctx.database.db) return load();
-  return (await ctx.reads[source].read(key, async () => deepFreeze(await load()))) as T;
+  return (await ctx.reads[source].read(readCacheKey(operation, query), async () => deepFreeze(await load()))) as T;
+}
+
+/** `operation` and the query as JSON with its keys sorted, so two equal queries give one key whatever their key order. */
+export function readCacheKey(operation: string, query: Readonly<Record<string, unknown>>): string {
+  const sorted = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return `${operation}:${JSON.stringify(sorted)}`;
 }
 
 function deepFreeze<T>(value: T): T {

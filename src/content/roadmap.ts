@@ -13,6 +13,7 @@ import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import type { Tx } from '../platform/database.js';
+import { takePage } from '../platform/paging.js';
 import { orderedNow, toIso } from '../platform/time.js';
 import { diffChanges, recordActivity, type ActivityAction } from './activity.js';
 import type { Actor } from './actor.js';
@@ -30,24 +31,24 @@ export type RoadmapCategory = (typeof ROADMAP_CATEGORIES)[number];
 export type RoadmapPriority = (typeof ROADMAP_PRIORITIES)[number];
 
 /** The item record of spec 2.8 as both interfaces return it. */
-// A type alias, not an interface, so it fits `Record<string, unknown>` (activity diffs).
-export type RoadmapItem = {
-  slug: string;
-  title: string;
-  description: string | null;
-  summary: string | null;
-  category: RoadmapCategory | null;
-  status: RoadmapStatus;
-  priority: RoadmapPriority;
-  quarter: string | null;
-  public: boolean;
-  votes: number;
-  shipped_at: string | null;
-  ship_note: string | null;
-  changelog_version: string | null;
-  created_at: string;
-  updated_at: string;
-};
+export const roadmapItem = z.object({
+  slug: z.string(),
+  title: z.string(),
+  description: z.string().nullable(),
+  summary: z.string().nullable(),
+  category: z.enum(ROADMAP_CATEGORIES).nullable(),
+  status: z.enum(ROADMAP_STATUSES),
+  priority: z.enum(ROADMAP_PRIORITIES),
+  quarter: z.string().nullable(),
+  public: z.boolean(),
+  votes: z.number().int(),
+  shipped_at: z.string().nullable(),
+  ship_note: z.string().nullable(),
+  changelog_version: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type RoadmapItem = z.infer<typeof roadmapItem>;
 
 /** Reads that may see non-public items: REST with the secret, and every MCP tool. */
 export interface Visibility {
@@ -215,7 +216,7 @@ const TRACKED_FIELDS = [
 
 export async function getItem(ctx: ContentContext, slug: string, visibility: Visibility = {}): Promise<RoadmapItem> {
   const includeHidden = visibility.includeHidden ?? false;
-  return cachedRead(ctx, 'roadmap', `item:${includeHidden ? 'any' : 'public'}:${slug}`, async () => {
+  return cachedRead(ctx, 'roadmap', 'item', { slug, include_hidden: includeHidden }, async () => {
     const [row] = await ctx.db
       .select(itemColumns)
       .from(roadmapItems)
@@ -228,14 +229,15 @@ export async function getItem(ctx: ContentContext, slug: string, visibility: Vis
 
 export type StatusCounts = Record<RoadmapStatus, number>;
 
-export interface ItemPage {
-  items: RoadmapItem[];
-  next_cursor: string | null;
-  /** Items matching every filter, across all pages. */
-  total: number;
-  /** Items per status matching the other filters (category, quarter, visibility), whatever `status` says. */
-  by_status: StatusCounts;
-}
+export const itemPage = z.object({
+  items: z.array(roadmapItem),
+  next_cursor: z.string().nullable(),
+  total: z.number().int().describe('items matching every filter, across all pages'),
+  by_status: z
+    .object(Object.fromEntries(ROADMAP_STATUSES.map((name) => [name, z.number().int()])) as Record<RoadmapStatus, z.ZodNumber>)
+    .describe('items per status matching the other filters (category, quarter, visibility), whatever status says'),
+});
+export type ItemPage = z.infer<typeof itemPage>;
 
 /**
  * One page of the roadmap. Public reads see public items only.
@@ -248,8 +250,8 @@ export interface ItemPage {
  * gains votes, is edited or is deleted between two pages.
  */
 export async function listItems(ctx: ContentContext, query: ListItemsQuery, visibility: Visibility = {}): Promise<ItemPage> {
-  const key = JSON.stringify([visibility.includeHidden ?? false, query.status, query.sort, query.category, query.quarter, query.limit, query.cursor]);
-  return cachedRead(ctx, 'roadmap', `list:${key}`, () => readItems(ctx, query, visibility));
+  const includeHidden = visibility.includeHidden ?? false;
+  return cachedRead(ctx, 'roadmap', 'list', { ...query, include_hidden: includeHidden }, () => readItems(ctx, query, visibility));
 }
 
 async function readItems(ctx: ContentContext, query: ListItemsQuery, visibility: Visibility): Promise<ItemPage> {
@@ -275,14 +277,8 @@ async function readItems(ctx: ContentContext, query: ListItemsQuery, visibility:
   for (const { status: name, n } of counts) by_status[name as RoadmapStatus] = Number(n);
   const total = query.status === 'all' ? Object.values(by_status).reduce((sum, n) => sum + n, 0) : by_status[query.status];
 
-  const page = rows.slice(0, query.limit);
-  const last = page[page.length - 1];
-  return {
-    items: page.map(toItem),
-    next_cursor: rows.length > query.limit ? encodeCursor(query.sort, last) : null,
-    total,
-    by_status,
-  };
+  const page = takePage(rows, query.limit, (last) => encodeCursor(query.sort, last));
+  return { items: page.rows.map(toItem), next_cursor: page.next_cursor, total, by_status };
 }
 
 /**
@@ -378,8 +374,8 @@ export async function createItem(ctx: ContentContext, input: CreateItemInput, ac
             priority: input.priority ?? 'medium',
             quarter: input.quarter,
             public: input.public ?? true,
-            shippedAt: input.status === 'shipped' ? (sql`now()` as unknown as string) : null,
-            updatedAt: orderedNow() as unknown as string,
+            shippedAt: input.status === 'shipped' ? sql`now()` : null,
+            updatedAt: orderedNow(),
           })
           .onConflictDoNothing({ target: roadmapItems.slug })
           .returning(itemColumns)
@@ -530,8 +526,8 @@ async function applyChange(
       public: change.public,
       shipNote: leaving ? null : change.ship_note,
       changelogVersion: leaving ? null : change.changelog_version,
-      shippedAt: entering ? (sql`now()` as unknown as string) : leaving ? null : undefined,
-      updatedAt: orderedNow() as unknown as string,
+      shippedAt: entering ? sql`now()` : leaving ? null : undefined,
+      updatedAt: orderedNow(),
     })
     .where(eq(roadmapItems.id, before.id))
     .returning(itemColumns);

@@ -53,8 +53,7 @@ export async function searchContent(
   options: SearchOptions = {},
 ): Promise<{ results: SearchResults }> {
   const includeHidden = options.includeHidden ?? false;
-  const key = JSON.stringify([includeHidden, input.type, input.limit, input.query]);
-  return cachedRead(ctx, 'search', key, () => searchAll(ctx, input, includeHidden));
+  return cachedRead(ctx, 'search', 'search', { ...input, include_hidden: includeHidden }, () => searchAll(ctx, input, includeHidden));
 }
 
 async function searchAll(ctx: ContentContext, input: SearchInput, includeHidden: boolean): Promise<{ results: SearchResults }> {

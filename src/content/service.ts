@@ -5,9 +5,10 @@
  */
 import type { ContentConfig } from '../config.js';
 import { ChangeFeed } from '../platform/changes.js';
+import { secureDataDir } from '../platform/data-dir.js';
 import { openDatabase } from '../platform/database.js';
-import { createHttpServer, listenWithBanner, type HttpServer } from '../platform/http.js';
-import { startJobWorker } from '../platform/jobs.js';
+import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
+import { startJobWorker, type JobHandler } from '../platform/jobs.js';
 import { registerFavicon } from '../platform/favicon.js';
 import { registerMetrics } from '../platform/metrics.js';
 import { loadOrCreateSecret } from '../platform/secrets.js';
@@ -16,16 +17,14 @@ import { ensureContentHousekeepingScheduled } from './housekeeping.js';
 import { contentJobHandlers } from './jobs.js';
 import { createContentReads } from './read-cache.js';
 import { registerContentMcp } from './mcp/server.js';
+import { noStoreWhenAuthenticated } from './rest/auth.js';
 import { registerRestRoutes } from './rest/index.js';
 import { registerOpenApi } from './rest/openapi.js';
 import { registerPublicCache } from './rest/public-cache.js';
 
-export interface ContentService {
+export interface ContentService extends Listening {
   app: HttpServer;
   ctx: ContentContext;
-  /** Starts listening; resolves with the bound URL (useful with port 0). */
-  listen(): Promise<string>;
-  close(): Promise<void>;
 }
 
 export interface ContentServiceOptions {
@@ -41,6 +40,7 @@ export interface ContentServiceOptions {
 
 export async function createContentService(config: ContentConfig, options: ContentServiceOptions = {}): Promise<ContentService> {
   const app = createHttpServer({ service: 'content', logLevel: config.logLevel, logFormat: config.logFormat, trustProxy: config.trustProxy });
+  await secureDataDir(config.dataDir, app.log);
   const database = await openDatabase(config.database);
   let apiSecret = config.apiSecret;
   let secretNote = 'API secret from CONTENT_API_SECRET';
@@ -54,11 +54,15 @@ export async function createContentService(config: ContentConfig, options: Conte
   const changes = await ChangeFeed.open(database, { log: app.log });
   const readCaches = options.readCaches ?? true;
   const reads = readCaches ? createContentReads(changes) : undefined;
-  const ctx = { config, database, db: database.db, apiSecret, log: app.log, changes, reads } as ContentContext;
-  const handlers = Object.fromEntries(Object.entries(contentJobHandlers).map(([kind, make]) => [kind, make(ctx)]));
-  ctx.jobs = startJobWorker(database, { handlers, log: app.log, pollMs: options.jobPollMs });
+  // The worker's first poll comes after `pollMs`, long after `ctx` below exists; each handler is made from it.
+  const handlers = Object.fromEntries(
+    Object.entries(contentJobHandlers).map(([kind, make]): [string, JobHandler] => [kind, (payload, job) => make(ctx)(payload, job)]),
+  );
+  const jobs = startJobWorker(database, { handlers, log: app.log, pollMs: options.jobPollMs });
+  const ctx: ContentContext = { config, database, db: database.db, apiSecret, log: app.log, changes, reads, jobs };
   await ensureContentHousekeepingScheduled(database.db);
 
+  app.addHook('onRequest', noStoreWhenAuthenticated(ctx));
   // Before every route, so its onResponse hook sees them all.
   if (config.metrics) registerMetrics(app, { service: 'content', database });
   // Both watch routes as they are declared, so they come first.
@@ -74,11 +78,5 @@ export async function createContentService(config: ContentConfig, options: Conte
     await database.close();
   });
 
-  return {
-    app,
-    ctx,
-    listen: () =>
-      listenWithBanner(app, { host: config.host, port: config.port, service: 'content', notes: [`API reference ${config.publicUrl}/docs`, secretNote] }),
-    close: () => app.close(),
-  };
+  return { app, ctx, ...listening(app, 'content', config, [`API reference ${config.publicUrl}/docs`, secretNote]) };
 }

@@ -1,5 +1,5 @@
 /**
- * How every content write runs (CONTENT.md "Writes"): one transaction that also announces, on the change
+ * How every content write runs: one transaction that also announces, on the change
  * feed (platform/changes.ts), which kind of content changed and which slugs. Every process's read caches —
  * the REST public cache and the domain read cache (read-cache.ts) — drop what it makes stale when it commits,
  * so a reader on any process sees a committed write as soon as the notification arrives, and a client of

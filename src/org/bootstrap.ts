@@ -5,25 +5,30 @@
  * - makes sure the built-in `assistant` agent exists;
  * - creates the owner: `ATRIUM_ADMIN_EMAIL` / `ATRIUM_ADMIN_PASSWORD` when set and that person does not
  *   exist yet; otherwise, when the organization has no owner at all, `admin@example.com` with a generated
- *   password, printed once and kept in the data dir;
+ *   password kept in the data dir (owner-only). The password itself is never logged: the log names the file,
+ *   on every start for as long as the owner's password is still that one (checked against the stored hash);
+ *   once the password was changed the file no longer unlocks anything and is removed;
  * - on the very first start without a file, creates the space `General` with the owner in it.
  *
  * All of it runs in one transaction under the set-up lock, so processes starting together on one
  * PostgreSQL database do it exactly once.
  */
+import { rm } from 'node:fs/promises';
 import { eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { OrgConfig } from '../config.js';
 import type { Db, Tx } from '../platform/database.js';
-import { loadOrCreateSecret } from '../platform/secrets.js';
+import { loadOrCreateSecret, readStoredSecret, storedSecretFile } from '../platform/secrets.js';
 import { ensureAssistant } from './agents.js';
 import { applyOrgFileIn, ensureOrganization, lockOrgSetup, type ApplyReport } from './apply-org-file.js';
 import { readOrgFile } from './org-file.js';
-import { findPersonByEmail, upsertPerson } from './people.js';
+import { authenticate, findPersonByEmail, upsertPerson } from './people.js';
 import { people } from './schema.js';
 import { addSpaceMember, upsertSpace } from './spaces.js';
 
 const DEFAULT_OWNER_EMAIL = 'admin@example.com';
+/** The data dir's secret holding a generated owner password. */
+const GENERATED_PASSWORD = 'admin-password';
 
 export async function bootstrapOrganization(
   db: Db,
@@ -56,11 +61,28 @@ export async function bootstrapOrganization(
     log.info({ file: config.orgFile, ...summarize(created.report) }, 'organization file applied');
   }
   if (created.owner.generated) {
-    const { email, password, file: secretFile } = created.owner.generated;
-    // Printed once, when the owner is created; afterwards only the file has it.
-    log.warn({ email, file: secretFile }, `created the owner ${email} with the generated password: ${password}`);
+    const { email, file: secretFile } = created.owner.generated;
+    log.warn({ email, file: secretFile }, `created the owner ${email} with a generated password, kept in ${secretFile}`);
   } else if (created.owner.person && created.owner.createdNow) {
     log.info({ email: created.owner.person.email }, 'created the owner');
+  } else if (created.owner.person) {
+    await remindOfGeneratedPassword(db, config, created.owner.person.email, log);
+  }
+}
+
+/**
+ * On a later start: while the owner still signs in with the generated password, says where it is kept; once
+ * it was changed, removes the file, which would otherwise only leak an old password.
+ */
+async function remindOfGeneratedPassword(db: Db, config: OrgConfig, email: string, log: FastifyBaseLogger): Promise<void> {
+  const secretFile = storedSecretFile(config.dataDir, GENERATED_PASSWORD);
+  const password = await readStoredSecret(config.dataDir, GENERATED_PASSWORD);
+  if (password === undefined) return;
+  if (await authenticate(db, email, password)) {
+    log.warn({ email, file: secretFile }, `the owner ${email} still has the generated password kept in ${secretFile}; change it`);
+  } else {
+    await rm(secretFile, { force: true });
+    log.info({ email, file: secretFile }, `removed ${secretFile}: the owner's password is no longer the generated one`);
   }
 }
 
@@ -91,7 +113,7 @@ async function createOwner(
   let password = configuredPassword;
   let generated: OwnerOutcome['generated'];
   if (!password) {
-    const secret = await loadOrCreateSecret(config.dataDir, 'admin-password');
+    const secret = await loadOrCreateSecret(config.dataDir, GENERATED_PASSWORD);
     password = secret.value;
     generated = { email, password, file: secret.file };
   }

@@ -8,7 +8,7 @@
  * however many processes share the database, one of them claims each run; every process ensures at start
  * that a run is pending.
  */
-import { deleteSpentOAuthRows, type OAuthSweep } from '../auth/retention.js';
+import { deleteSpentOAuthRows, type OAuthSweep } from '../auth/index.js';
 import type { Queryable } from '../platform/database.js';
 import { deleteFailedJobs, periodicJob, type JobHandler } from '../platform/jobs.js';
 import { deleteStaleSessions } from '../platform/mcp/sessions.js';

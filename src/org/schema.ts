@@ -182,6 +182,7 @@ export const idempotencyKeys = pgTable(
 // Tracked tasks (DESIGN 4.1, 4.3, 4.5): tasks, their progress events and their questions (org/tasks.ts).
 // ---------------------------------------------------------------------------------------------------------
 
+/** PostgreSQL's full-text document type, which drizzle has no column for; only ever generated, never written. */
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
 /**
@@ -261,6 +262,62 @@ export const taskQuestions = pgTable(
     answeredByPersonId: text('answered_by_person_id').references(() => people.id, { onDelete: 'set null' }),
   },
   (table) => [index('task_questions_task_idx').on(table.taskId, table.askedAt), index('task_questions_open_idx').on(table.taskId).where(sql`answer IS NULL`)],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Company memory (DESIGN 4.1, 4.3; memory.ts)
+
+/**
+ * Memory items: facts, decisions and standing instructions, each with its provenance. An item is never
+ * edited: a new version is recorded with `supersedes`, which marks the old one superseded (with the time,
+ * so `as_of` can tell what was current when). Every version of one item shares its `lineage_id` (the first
+ * version's id), so `get_memory` reads the whole history with one indexed lookup.
+ */
+export const memoryItems = pgTable(
+  'memory_items',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['fact', 'decision', 'instruction'] }).notNull(),
+    title: text('title').notNull(),
+    body: text('body').notNull(),
+    /** A JSON array of strings: `to_tsvector(regconfig, jsonb)` is immutable where `array_to_string` is not. */
+    tags: jsonb('tags').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    spaceId: text('space_id').notNull().references(() => spaces.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['current', 'superseded'] }).notNull().default('current'),
+    validFrom: timestamp('valid_from', { withTimezone: true, mode: 'string' }),
+    validUntil: timestamp('valid_until', { withTimezone: true, mode: 'string' }),
+    lineageId: text('lineage_id').notNull(),
+    supersedes: text('supersedes'),
+    supersededBy: text('superseded_by'),
+    /** When the next version was recorded; null while current. */
+    supersededAt: timestamp('superseded_at', { withTimezone: true, mode: 'string' }),
+    recordedByType: text('recorded_by_type', { enum: ['person', 'agent'] }).notNull(),
+    recordedById: text('recorded_by_id').notNull(),
+    /** The recorder's name when recording, kept as provenance even if they are renamed or removed later. */
+    recordedByName: text('recorded_by_name').notNull(),
+    onBehalfOfPersonId: text('on_behalf_of_person_id'),
+    clientId: text('client_id'),
+    operationId: text('operation_id'),
+    /** Unique per item (platform/time.ts orderedNow): the tie-breaker of ranked pages and the as_of clock. */
+    recordedAt: timestamp('recorded_at', { withTimezone: true, mode: 'string' }).notNull(),
+    /** Full-text document: title weighted A, body B, tags C (DESIGN 4.5). */
+    search: tsvector('search')
+      .notNull()
+      .generatedAlwaysAs(
+        sql`setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', body), 'B') || setweight(to_tsvector('english', tags), 'C')`,
+      ),
+    /** Lower-cased text for the trigram fallback (partial and short words). */
+    searchText: text('search_text').notNull().generatedAlwaysAs(sql`lower(title || ' ' || body || ' ' || tags::text)`),
+  },
+  (table) => [
+    index('memory_items_search_idx').using('gin', table.search).with({ fastupdate: false }),
+    index('memory_items_search_text_idx').using('gin', sql`${table.searchText} gin_trgm_ops`).with({ fastupdate: false }),
+    index('memory_items_lineage_idx').on(table.lineageId, table.recordedAt),
+    index('memory_items_space_idx').on(table.spaceId, table.recordedAt),
+    /** Newest first across spaces: the trigram fallback's order. */
+    index('memory_items_recorded_idx').on(table.recordedAt),
+    uniqueIndex('memory_items_supersedes_idx').on(table.supersedes),
+  ],
 );
 
 // ---------------------------------------------------------------------------------------------------------

@@ -6,10 +6,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { OrgConfig } from '../config.js';
+import { secureDataDir } from '../platform/data-dir.js';
 import { openDatabase, type Database } from '../platform/database.js';
-import { createHttpServer, listenWithBanner, type HttpServer } from '../platform/http.js';
+import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
 import { startJobWorker, type JobWorker } from '../platform/jobs.js';
-import { registerAuthRoutes } from '../auth/routes.js';
+import { registerAuthRoutes } from '../auth/index.js';
 import { bootstrapOrganization } from './bootstrap.js';
 import { registerAgentApi } from './delivery/agent-api.js';
 import { deliveryJobHandlers, taskAnswerHandlers } from './delivery/deliveries.js';
@@ -25,14 +26,12 @@ import { OperationWatch } from './operations/watch.js';
 import { ensureTaskRunsScheduled, TASK_RUNS_JOB, taskRunsJob } from './tasks.js';
 import { registerWebPages } from './web/index.js';
 
-export interface OrgService {
+export interface OrgService extends Listening {
   app: HttpServer;
   database: Database;
   ctx: OrgContext;
   /** This process's worker on the durable job queue (housekeeping, operations). */
   jobs: JobWorker;
-  listen(): Promise<string>;
-  close(): Promise<void>;
 }
 
 export interface OrgServiceOptions {
@@ -48,6 +47,7 @@ export interface OrgServiceOptions {
 
 export async function createOrgService(config: OrgConfig, options: OrgServiceOptions = {}): Promise<OrgService> {
   const app = createHttpServer({ service: 'org', logLevel: config.logLevel, logFormat: config.logFormat, trustProxy: config.trustProxy });
+  await secureDataDir(config.dataDir, app.log);
   const database = await openDatabase(config.database);
   try {
     await bootstrapOrganization(database.db, config, app.log);
@@ -74,6 +74,12 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   });
   jobs = worker;
 
+  // Every org answer is about a person or their credentials: none may be stored by any cache (RFC 9111
+  // §5.2.2.5). Only the public metadata and JWKS routes set a lifetime of their own.
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+  });
+
   // Before every route, so its onResponse hook sees them all.
   if (config.metrics) registerMetrics(app, { service: 'org', database });
   app.get('/health', async (_request, reply) => {
@@ -93,14 +99,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
     await watch.close();
     await database.close();
   });
-  return {
-    app,
-    database,
-    ctx,
-    jobs: worker,
-    listen: () => listenWithBanner(app, { host: config.host, port: config.port, service: 'org', notes: bannerNotes(config) }),
-    close: () => app.close(),
-  };
+  return { app, database, ctx, jobs: worker, ...listening(app, 'org', config, bannerNotes(config)) };
 }
 
 /** Where a person goes first, and where the generated owner password is kept (when it was generated). */

@@ -22,6 +22,8 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { createOwnerOnlyFiles, tightenTree } from './data-dir.js';
+import { lockDatabaseDirectory, type DatabaseLock } from './database-lock.js';
 
 export type Db = PgDatabase<PgQueryResultHKT>;
 /** Inside `db.transaction(async (tx) => …)`; accepted wherever a `Db` is. */
@@ -83,13 +85,35 @@ export const EMBEDDED_SETTINGS = ['shared_buffers=16MB', 'temp_buffers=4MB', 'wo
  */
 export async function prepareDatabase(config: DatabaseConfig): Promise<void> {
   if (config.url || config.dataDir.startsWith('memory://') || existsSync(path.join(config.dataDir, 'PG_VERSION'))) return;
+  // The child inherits the owner-only umask; what PGlite sets wider itself is tightened once it is done.
+  createOwnerOnlyFiles();
   await prepareEmbeddedDatabase(config);
+  await tightenTree(config.dataDir);
 }
 
 async function openPglite(config: DatabaseConfig): Promise<Database> {
-  await prepareDatabase(config);
-  const client = await openPgliteClient(config);
-  const db = await migrateEmbedded(client, config);
+  const inMemory = config.dataDir.startsWith('memory://');
+  let lock: DatabaseLock | undefined;
+  if (!inMemory) {
+    // Owner-only from the first file PGlite writes (data-dir.ts; the umask reaches the preparing child too),
+    // and one process per directory.
+    createOwnerOnlyFiles();
+    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+    lock = await lockDatabaseDirectory(config.dataDir);
+  }
+  try {
+    await prepareDatabase(config);
+    const client = await openPgliteClient(config);
+    if (!inMemory) await tightenTree(config.dataDir);
+    const db = await migrateEmbedded(client, config);
+    return embeddedDatabase(client, db, config, lock);
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
+}
+
+function embeddedDatabase(client: PGlite, db: Db, config: DatabaseConfig, lock: DatabaseLock | undefined): Database {
   return {
     db,
     engine: 'pglite',
@@ -102,7 +126,10 @@ async function openPglite(config: DatabaseConfig): Promise<Database> {
     },
     maintain: async () => void (await client.exec('VACUUM ANALYZE')),
     pool: () => ({ total: 1, idle: 1, waiting: 0 }),
-    close: () => client.close(),
+    async close() {
+      await client.close();
+      await lock?.release();
+    },
   };
 }
 

@@ -10,7 +10,8 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { AppError, isAppError } from './errors.js';
+import { z } from 'zod';
+import { isAppError, platformErrors, type AppError } from './errors.js';
 import { loggerOptions, type LogFormat } from './logger.js';
 
 export type HttpServer = FastifyInstance<any, any, any, any, ZodTypeProvider>;
@@ -51,18 +52,61 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     );
   });
 
+  app.addHook('preValidation', async (request) => {
+    const schema = request.routeOptions.schema?.querystring;
+    if (schema instanceof z.ZodObject) request.query = numbersFromQueryString(request.query as Record<string, unknown>, schema);
+  });
+
   // After validation (and after multipart forms are read), before any handler touches the database.
   app.addHook('preHandler', async (request) => {
     if (request.routeOptions.schema && [request.params, request.query, request.body].some(containsNul)) {
-      throw new AppError('invalid_request', 400, 'text may not contain NUL characters (U+0000)');
+      throw platformErrors.invalidRequest('text may not contain NUL characters (U+0000)');
     }
   });
 
   app.setErrorHandler((error, request, reply) => sendError(toAppError(error, request), reply));
   app.setNotFoundHandler((request, reply) =>
-    sendError(new AppError('not_found', 404, `no route for ${request.method} ${request.url.split('?')[0]}`), reply),
+    sendError(platformErrors.noRoute(request.method, request.url.split('?')[0]), reply),
   );
   return app;
+}
+
+export interface Listening {
+  /** Starts listening; resolves with the bound URL. */
+  listen(): Promise<string>;
+  /** Stops accepting connections, finishes in-flight requests and runs the `onClose` hooks. */
+  close(): Promise<void>;
+}
+
+/** `listen()` at the configured address with a one-line start banner, and `close()`. */
+export function listening(
+  app: HttpServer,
+  service: string,
+  config: { host: string; port: number },
+  /** What the start banner says beside the address (docs, sign-in, where generated secrets are kept). */
+  notes: readonly string[] = [],
+): Listening {
+  return {
+    // One banner line per start, in place of Fastify's own "Server listening" line.
+    listen: () =>
+      app.listen({ host: config.host, port: config.port, listenTextResolver: (address) => [`${service} service listening on ${address}`, ...notes].join(' · ') }),
+    close: () => app.close(),
+  };
+}
+
+/**
+ * A query string carries text only, while the schemas say what a value is (a `limit` is a JSON number, as MCP
+ * arguments give it). So a text the field refuses as it is, but accepts as the number it spells, is passed on
+ * as that number; everything else is left for the schema to judge.
+ */
+function numbersFromQueryString(query: Record<string, unknown>, schema: z.ZodObject): Record<string, unknown> {
+  const converted = { ...query };
+  for (const [name, value] of Object.entries(query)) {
+    const field = schema.shape[name];
+    if (typeof value !== 'string' || value.trim() === '' || !field || field.safeParse(value).success) continue;
+    if (field.safeParse(Number(value)).success) converted[name] = Number(value);
+  }
+  return converted;
 }
 
 /**
@@ -94,15 +138,15 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
       message: issue.message,
     }));
     const summary = issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ');
-    return new AppError('invalid_request', 400, `invalid request: ${summary}`, { issues });
+    return platformErrors.invalidRequest(`invalid request: ${summary}`, { issues });
   }
   const status = (error as FastifyError)?.statusCode;
-  if (status === 413) return new AppError('payload_too_large', 413, 'request body is too large');
-  if (status === 415) return new AppError('unsupported_media_type', 415, (error as Error).message);
-  if (status === 429) return new AppError('rate_limited', 429, 'too many requests, slow down');
-  if (status && status >= 400 && status < 500) return new AppError('invalid_request', 400, (error as Error).message);
+  if (status === 413) return platformErrors.payloadTooLarge();
+  if (status === 415) return platformErrors.unsupportedMediaType((error as Error).message);
+  if (status === 429) return platformErrors.rateLimited();
+  if (status && status >= 400 && status < 500) return platformErrors.invalidRequest((error as Error).message);
   request.log.error({ err: error }, 'unhandled error');
-  return new AppError('internal_error', 500, 'internal server error');
+  return platformErrors.internal();
 }
 
 function parseTrustProxy(value: string | undefined): boolean | string[] {
@@ -111,11 +155,3 @@ function parseTrustProxy(value: string | undefined): boolean | string[] {
   return value.split(',').map((entry) => entry.trim()).filter(Boolean);
 }
 
-/**
- * Starts listening and logs the service's start banner, once per bound address: where it listens, then
- * `notes` (where to go first, where generated secrets are kept), on every start.
- */
-export async function listenWithBanner(app: HttpServer, options: { host: string; port: number; service: string; notes: string[] }): Promise<string> {
-  const banner = (address: string) => [`${options.service} service listening on ${address}`, ...options.notes].join(' · ');
-  return app.listen({ host: options.host, port: options.port, listenTextResolver: banner });
-}

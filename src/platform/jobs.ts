@@ -186,7 +186,8 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
   schedule();
 
   return {
-    wake: () => void runDue(),
+    // A stopped worker takes no more work, however it is woken (a shutting-down process, a notification).
+    wake: () => void (stopped || runDue()),
     runDue,
     async stop() {
       stopped = true;

@@ -1,8 +1,9 @@
 import http from 'node:http';
+import { sql } from 'drizzle-orm';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAuthorizationRequest } from '../../src/auth/authorization.js';
-import { isAllowedAddress } from '../../src/auth/cimd.js';
+import { CIMD_LIMITS, isAllowedAddress } from '../../src/auth/cimd.js';
 import { engines } from '../helpers/databases.js';
 import { startOrg, type TestOrg } from '../helpers/org.js';
 import { authorize, authorizeAndApprove, consentRequestId, redeemCode, refresh, REDIRECT_URI, type TestClient } from './flow.js';
@@ -53,6 +54,8 @@ async function startDocumentServer() {
       case '/not-json.json':
         return send('<html>hello</html>');
       default:
+        if (path.startsWith('/doc/')) return send(document());
+        if (path.startsWith('/hold/')) return setTimeout(() => send(document()), 5_000).unref();
         response.writeHead(404);
         return response.end();
     }
@@ -83,6 +86,18 @@ describe('which addresses a metadata document may come from', () => {
     ['::ffff:169.254.169.254', false],
     ['224.0.0.1', false],
     ['255.255.255.255', false],
+    // Gaps of the old blocklist: IPv4-compatible (::/96), site-local, NAT64 local-use, and more.
+    ['::7f00:1', false],
+    ['::808:808', false],
+    ['fec0::1', false],
+    ['64:ff9b:1::7f00:1', false],
+    ['64:ff9b::a9fe:a9fe', false],
+    ['2002:7f00:1::1', false],
+    ['2001:db8::1', false],
+    ['100::1', false],
+    ['::ffff:a9fe:a9fe', false],
+    ['192.0.2.1', false],
+    ['not an address', false],
   ])('%s → %s', (address, allowed) => {
     expect(isAllowedAddress(address, false)).toBe(allowed);
   });
@@ -99,12 +114,16 @@ describe.each(engines)('client ID metadata documents on %s', (engine) => {
   let docs: Awaited<ReturnType<typeof startDocumentServer>>;
   let org: TestOrg;
   let strictOrg: TestOrg;
+  const perAddress = CIMD_LIMITS.fetchesPerAddressPerMinute;
   beforeAll(async () => {
+    // Every request here comes from 127.0.0.1; the limit has tests of its own below.
+    CIMD_LIMITS.fetchesPerAddressPerMinute = 10_000;
     docs = await startDocumentServer();
     org = await startOrg(engine, { config: { cimdAllowLoopback: true } });
     strictOrg = await startOrg(engine);
   });
   afterAll(async () => {
+    CIMD_LIMITS.fetchesPerAddressPerMinute = perAddress;
     await org?.close();
     await strictOrg?.close();
     await docs?.close();
@@ -190,5 +209,60 @@ describe.each(engines)('client ID metadata documents on %s', (engine) => {
     expect((await authorizeError(org, 'https://169.254.169.254/latest/client.json')).error_description).toMatch(/not public/);
     expect((await authorizeError(org, 'http://169.254.169.254/latest/client.json')).error_description).toMatch(/must use https/);
     expect((await authorizeError(org, 'https://192.168.0.1/client.json')).error_description).toMatch(/not public/);
+  });
+});
+
+describe.each(engines)('client ID metadata document fetch limits on %s', (engine) => {
+  let docs: Awaited<ReturnType<typeof startDocumentServer>>;
+  let org: TestOrg;
+  beforeAll(async () => {
+    docs = await startDocumentServer();
+    org = await startOrg(engine, { config: { cimdAllowLoopback: true, trustProxy: 'true' } });
+  });
+  afterAll(async () => {
+    await org?.close();
+    await docs?.close();
+  });
+
+  const hitsUnder = (prefix: string) => [...docs.hits].filter(([path]) => path.startsWith(prefix)).reduce((sum, [, n]) => sum + n, 0);
+  const authorizeFrom = (address: string, clientId: string) =>
+    org.request('GET', `/oauth/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT_URI, response_type: 'code' })}`, {
+      headers: { accept: 'application/json', 'x-forwarded-for': address },
+    });
+
+  it('fetches at most the per-address limit of distinct URLs for one anonymous address', async () => {
+    const statuses: number[] = [];
+    for (let n = 0; n < 30; n++) statuses.push((await authorizeFrom('203.0.113.60', `${docs.base}/doc/a-${n}.json`)).status);
+    expect(hitsUnder('/doc/a-')).toBe(CIMD_LIMITS.fetchesPerAddressPerMinute);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(30 - CIMD_LIMITS.fetchesPerAddressPerMinute);
+    const refused = await authorizeFrom('203.0.113.60', `${docs.base}/doc/a-last.json`);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toBe('too_many_requests');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // A cached document costs nothing, and another address has its own allowance.
+    expect((await authorizeFrom('203.0.113.60', `${docs.base}/doc/a-0.json`)).status).toBe(302);
+    expect((await authorizeFrom('203.0.113.61', `${docs.base}/doc/a-other.json`)).status).toBe(302);
+  });
+
+  it('holds at most the in-flight limit of fetches at once, refusing the rest at once', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_unused, n) => authorizeFrom(`198.51.100.${n + 1}`, `${docs.base}/hold/${n}.json`)),
+    );
+    expect(hitsUnder('/hold/')).toBe(CIMD_LIMITS.maxInFlight);
+    expect(responses.filter((response) => response.status === 429)).toHaveLength(20 - CIMD_LIMITS.maxInFlight);
+    expect(responses.filter((response) => response.status === 400 && response.body.error === 'invalid_client')).toHaveLength(CIMD_LIMITS.maxInFlight);
+  });
+
+  it('caps the cached documents no grant uses, evicting the least fresh', async () => {
+    const cap = CIMD_LIMITS.maxCachedDocuments;
+    CIMD_LIMITS.maxCachedDocuments = 3;
+    try {
+      for (let n = 0; n < 6; n++) expect((await authorizeFrom(`203.0.113.${100 + n}`, `${docs.base}/doc/c-${n}.json`)).status).toBe(302);
+      const cached = await org.service.ctx.database.rows<{ id: string }>(sql`SELECT id FROM oauth_clients WHERE kind = 'metadata_document'`);
+      expect(cached.length).toBeLessThanOrEqual(3);
+      expect(cached.map((row) => row.id)).toContain(`${docs.base}/doc/c-5.json`);
+    } finally {
+      CIMD_LIMITS.maxCachedDocuments = cap;
+    }
   });
 });

@@ -198,9 +198,10 @@ describe.each(engines)('the token endpoint on %s', (engine) => {
       expect(await verify(second.access_token)).not.toBeNull();
     });
 
-    it('a reused refresh token is refused and revokes the grant', async () => {
+    it('a refresh token reused after the reuse interval is refused and revokes the grant', async () => {
       const { tc, tokens } = await connectedClient(org);
       const rotated = await refresh(tc, tokens.refresh_token!);
+      await org.service.ctx.db.execute(sql`UPDATE oauth_tokens SET used_at = now() - interval '31 seconds' WHERE used_at IS NOT NULL`);
       await expect(refresh(tc, tokens.refresh_token!)).rejects.toSatisfy((error) => oauthErrorCode(error) === 'invalid_grant');
       expect(await verify(rotated.access_token)).toBeNull();
       expect(await verify(tokens.access_token)).toBeNull();

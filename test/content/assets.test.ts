@@ -7,9 +7,12 @@ import { pruneStagedUploads } from '../../src/content/assets.js';
 import { actor, startContent, TEST_SECRET, type TestContent } from '../helpers/content.js';
 import { engines } from '../helpers/databases.js';
 
-/** Real image headers: a 1×1 PNG, a minimal JFIF JPEG, a 1×1 lossless WebP. */
+/** Real images: a 1×1 PNG, a 1×1 JPEG, a 1×1 lossless WebP. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
-const JPEG = Buffer.concat([Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'), Buffer.alloc(64, 0x20), Buffer.from('ffd9', 'hex')]);
+const JPEG = Buffer.from(
+  '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=',
+  'base64',
+);
 const WEBP = Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64');
 const MIB = 1024 * 1024;
 
@@ -29,10 +32,20 @@ const actorFields: Field[] = [
   ['actor_type', actor.actor_type],
 ];
 
-/** A PNG signature followed by `size - 8` more bytes: an image by its header, of any size. */
+const html = Buffer.from('<html><body><script>alert(document.domain)</script></body></html>'.padEnd(200, ' '));
+
+/** The 1×1 PNG with other dimensions written into its IHDR chunk (ISO/IEC 15948 §11.2.2). */
+function withPngSize(width: number, height: number): Buffer {
+  const bytes = Buffer.from(PNG);
+  bytes.writeUInt32BE(width, 16);
+  bytes.writeUInt32BE(height, 20);
+  return bytes;
+}
+
+/** The 1×1 PNG followed by filler up to `size` bytes: an image by its header, of any size. */
 function pngOfSize(size: number): Buffer {
   const bytes = Buffer.alloc(size, 0x41);
-  PNG.copy(bytes, 0, 0, 8);
+  PNG.copy(bytes);
   return bytes;
 }
 
@@ -94,6 +107,7 @@ describe.each(engines)('assets on %s', (engine) => {
     expect(served.status).toBe(200);
     expect(served.headers.get('content-type')).toBe('image/png');
     expect(served.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(served.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
     expect(served.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(Buffer.from(await served.arrayBuffer()).equals(PNG)).toBe(true);
     expect(await assetActivity()).toContainEqual({ resource_id: response.body.key, action: 'created', actor_id: actor.actor_id });
@@ -124,6 +138,21 @@ describe.each(engines)('assets on %s', (engine) => {
   it('refuses a text file declared image/png with 415 and keeps nothing', async () => {
     const before = await filesUnder(assetDir);
     const response = await upload(form(['file', Buffer.from('just some text, not an image at all'), 'fake.png', 'image/png'], ...actorFields));
+    expect(response.status).toBe(415);
+    expect(response.body.error.code).toBe('unsupported_media_type');
+    expect(await filesUnder(assetDir)).toEqual(before);
+  });
+
+  it.each([
+    ['a PNG signature followed by HTML', Buffer.concat([PNG.subarray(0, 8), html]), 'x.png'],
+    ['a JPEG start-of-image followed by HTML', Buffer.concat([Buffer.from('ffd8ffe0', 'hex'), html]), 'x.jpg'],
+    ['a RIFF/WEBP header followed by HTML', Buffer.concat([WEBP.subarray(0, 12), html]), 'x.webp'],
+    ['a PNG whose header says 0 × 1 pixels', withPngSize(0, 1), 'zero.png'],
+    ['a PNG whose header says 100000 × 100000 pixels', withPngSize(100_000, 100_000), 'bomb.png'],
+    ['a PNG cut off inside its header', PNG.subarray(0, 20), 'short.png'],
+  ])('refuses %s with 415 and keeps nothing', async (_case, bytes, name) => {
+    const before = await filesUnder(assetDir);
+    const response = await upload(form(['file', bytes, name, 'image/png'], ...actorFields));
     expect(response.status).toBe(415);
     expect(response.body.error.code).toBe('unsupported_media_type');
     expect(await filesUnder(assetDir)).toEqual(before);

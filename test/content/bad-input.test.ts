@@ -1,5 +1,5 @@
 /**
- * Generated bad input over every write route and every list route (issue 2 item 7): malformed JSON, wrong
+ * Generated bad input over every write route and every list route: malformed JSON, wrong
  * types for each field, unknown enum values, oversized strings, out-of-range limits, missing required
  * fields and unknown fields always answer 4xx in the error shape — never 500 — and change nothing.
  *

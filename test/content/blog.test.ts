@@ -2,14 +2,13 @@
  * Blog posts over REST (spec 2.6, 3.1, 4.4, 5.2, 7.2; DESIGN 3): every endpoint's success path, every
  * refusal with its exact status and code, and proof that a refused request changed nothing.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { activity } from '../../src/content/schema.js';
 import { jobs } from '../../src/platform/schema.js';
 import { actor, startContent, type TestContent } from '../helpers/content.js';
 import { engines } from '../helpers/databases.js';
+import { startSite, type Site } from '../helpers/revalidation-site.js';
 
 /** A post that passes submit validation (DESIGN 3). */
 const readyPost = {
@@ -23,23 +22,14 @@ describe.each(engines)('blog posts on %s', (engine) => {
   let content: TestContent;
   /** What the rendered site's revalidation hook received (DESIGN 3). */
   const revalidated: Array<{ type: string; slug: string; paths: string[] }> = [];
-  let site: Server;
+  let site: Site;
   beforeAll(async () => {
-    site = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk) => (body += chunk));
-      request.on('end', () => {
-        revalidated.push(JSON.parse(body));
-        response.end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    const { port } = site.address() as AddressInfo;
-    content = await startContent(engine, { config: { revalidate: { url: `http://127.0.0.1:${port}/revalidate`, secret: 'site-secret' } } });
+    site = await startSite({ onReceive: ({ body }) => revalidated.push(body) });
+    content = await startContent(engine, { config: { revalidate: { url: site.url, secret: 'site-secret' } } });
   });
   afterAll(async () => {
     await content.close();
-    await new Promise((resolve) => site.close(resolve));
+    await site.close();
   });
 
   let counter = 0;

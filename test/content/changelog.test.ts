@@ -3,8 +3,6 @@
  * refusal with its exact status and code, and proof that a refused request changed nothing. Also the status
  * moves MCP update_changelog_entry makes through `setEntryStatus`.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { setEntryStatus } from '../../src/content/changelog.js';
@@ -12,28 +10,20 @@ import { activity, changelogEntries } from '../../src/content/schema.js';
 import { orderedNow } from '../../src/platform/time.js';
 import { actor, startContent, type TestContent } from '../helpers/content.js';
 import { engines } from '../helpers/databases.js';
+import { startSite, type Site } from '../helpers/revalidation-site.js';
 
 describe.each(engines)('changelog entries on %s', (engine) => {
   let content: TestContent;
   /** What the rendered site's revalidation hook received (DESIGN 3). */
   const revalidated: Array<{ type: string; slug: string }> = [];
-  let site: Server;
+  let site: Site;
   beforeAll(async () => {
-    site = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk) => (body += chunk));
-      request.on('end', () => {
-        revalidated.push(JSON.parse(body));
-        response.end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    const { port } = site.address() as AddressInfo;
-    content = await startContent(engine, { config: { revalidate: { url: `http://127.0.0.1:${port}/revalidate` } } });
+    site = await startSite({ onReceive: ({ body }) => revalidated.push(body) });
+    content = await startContent(engine, { config: { revalidate: { url: site.url } } });
   });
   afterAll(async () => {
     await content.close();
-    await new Promise((resolve) => site.close(resolve));
+    await site.close();
   });
   const expectRevalidations = (slug: string, times: number) =>
     vi.waitFor(() => expect(revalidated.filter((call) => call.slug === slug && call.type === 'changelog')).toHaveLength(times), {

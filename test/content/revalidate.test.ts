@@ -3,56 +3,13 @@
  * bearer secret and `{type, slug, paths}`, retried after a failure, and never blocks or fails a write.
  * The site is a real HTTP server on an ephemeral port.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actor, startContent, type TestContent } from '../helpers/content.js';
 import { engines } from '../helpers/databases.js';
+import { startSite, type Site } from '../helpers/revalidation-site.js';
 
 const SITE_SECRET = 'site-revalidate-secret';
-
-interface Received {
-  method: string;
-  authorization: string | undefined;
-  contentType: string | undefined;
-  body: { type: string; slug: string; paths: string[] };
-}
-
-type Behaviour = 'ok' | 'fail' | 'hang';
-
-interface Site {
-  url: string;
-  received: Received[];
-  /** How the site answers the n-th request (1-based) for a slug; default 'ok'. */
-  answer: (slug: string, attempt: number) => Behaviour;
-  close(): Promise<void>;
-}
-
-async function startSite(): Promise<Site> {
-  const received: Received[] = [];
-  const site: Site = { url: '', received, answer: () => 'ok', close: async () => {} };
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      received.push({ method: request.method!, authorization: request.headers.authorization, contentType: request.headers['content-type'], body });
-      const attempt = received.filter((entry) => entry.body.slug === body.slug).length;
-      const behaviour = site.answer(body.slug, attempt);
-      if (behaviour === 'hang') return;
-      response.writeHead(behaviour === 'ok' ? 200 : 500, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  site.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/revalidate`;
-  site.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return site;
-}
 
 async function waitFor<T>(check: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

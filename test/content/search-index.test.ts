@@ -1,5 +1,5 @@
 /**
- * Search must stay fast at 10,000 posts (issue 2 item 8): the substring match has to be answered from the
+ * Search must stay fast at 10,000 posts: the substring match has to be answered from the
  * trigram indexes, not by reading every post. These tests EXPLAIN the exact queries search runs.
  */
 import { createHash } from 'node:crypto';

@@ -1,14 +1,13 @@
 import { sql } from 'drizzle-orm';
 /**
- * Starts a real content service on port 0 against a fresh database and speaks HTTP to it.
+ * Starts a real content service against a fresh database and speaks HTTP to it.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { ContentConfig } from '../../src/config.js';
 import { createContentService, type ContentService, type ContentServiceOptions } from '../../src/content/service.js';
-import { testDatabase, type Engine, type TestDatabase } from './databases.js';
+import type { Engine, TestDatabase } from './databases.js';
 import { sendRequest, type RequestOptions as HttpRequestOptions, type TestResponse } from './http.js';
+import { startService } from './service.js';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef';
 export const actor = { actor_id: 'tester', actor_type: 'human' } as const;
@@ -38,23 +37,24 @@ export interface StartContentOptions extends ContentServiceOptions {
 }
 
 export async function startContent(engine: Engine, options: StartContentOptions = {}): Promise<TestContent> {
-  const database = options.database ?? testDatabase(engine);
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'atrium-content-'));
-  const config: ContentConfig = {
-    host: '127.0.0.1',
-    port: 0,
-    publicUrl: 'http://placeholder',
-    database: database.config,
-    apiSecret: TEST_SECRET,
-    dataDir,
-    assetDir: path.join(dataDir, 'assets'),
-    revalidate: {},
-    logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
-    ...options.config,
-  };
-  const service = await createContentService(config, { jobPollMs: 100, ...options });
-  const url = await service.listen();
-  config.publicUrl = options.config?.publicUrl ?? url;
+  let config!: ContentConfig;
+  const { url, service, close } = await startService(engine, { prefix: 'content', database: options.database }, ({ host, port, url, dataDir, database }) => {
+    config = {
+      host,
+      port,
+      publicUrl: url,
+      database: database.config,
+      apiSecret: TEST_SECRET,
+      dataDir,
+      assetDir: path.join(dataDir, 'assets'),
+      revalidate: {},
+      // Every test votes from 127.0.0.1; vote-limit.test.ts checks the real default.
+      votesPerMinute: 10_000,
+      logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+      ...options.config,
+    };
+    return createContentService(config, { jobPollMs: 100, ...options });
+  });
 
   async function request(method: string, route: string, { auth, ...opts }: RequestOptions = {}): Promise<TestResponse> {
     const headers = auth ? { ...opts.headers, authorization: `Bearer ${TEST_SECRET}` } : opts.headers;
@@ -75,10 +75,6 @@ export async function startContent(engine: Engine, options: StartContentOptions 
       }
       throw new Error('jobs did not settle');
     },
-    async close() {
-      await service.close();
-      if (!options.database) await database.drop();
-      await rm(dataDir, { recursive: true, force: true });
-    },
+    close,
   };
 }

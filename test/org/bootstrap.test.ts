@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { asc, eq } from 'drizzle-orm';
@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OrgConfig } from '../../src/config.js';
 import { bootstrapOrganization } from '../../src/org/bootstrap.js';
-import { authenticate } from '../../src/org/people.js';
+import { authenticate, upsertPerson } from '../../src/org/people.js';
 import { agents, organization, people, spaceMembers, spaces } from '../../src/org/schema.js';
 import type { Database } from '../../src/platform/database.js';
 import { engines } from '../helpers/databases.js';
@@ -65,20 +65,41 @@ describe.each(engines)('first start on %s', (engine) => {
     expect(await database.db.select().from(organization)).toHaveLength(1);
   });
 
-  it('without ATRIUM_ADMIN_*, creates admin@example.com with a generated password printed once and kept in the data dir', async () => {
+  it('without ATRIUM_ADMIN_*, creates admin@example.com with a generated password kept in the data dir, never logged', async () => {
+    const file = path.join(dataDir, 'secrets', 'admin-password');
     const first = recordingLogger();
     await bootstrapOrganization(database.db, config, first.log, {});
-    const stored = (await readFile(path.join(dataDir, 'secrets', 'admin-password'), 'utf8')).trim();
+    const stored = (await readFile(file, 'utf8')).trim();
     expect(stored.length).toBeGreaterThanOrEqual(32);
-    const printed = first.lines.filter((line) => line.message.includes(stored));
-    expect(printed).toHaveLength(1);
-    expect(printed[0]).toMatchObject({ level: 'warn', data: { email: 'admin@example.com' } });
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(JSON.stringify(first.lines)).not.toContain(stored);
+    expect(first.lines.filter((line) => line.message.includes(file))).toEqual([
+      expect.objectContaining({ level: 'warn', data: { email: 'admin@example.com', file } }),
+    ]);
     expect(await authenticate(database.db, 'admin@example.com', stored)).toMatchObject({ role: 'owner' });
 
-    const second = recordingLogger();
-    await bootstrapOrganization(database.db, config, second.log, {});
-    expect(second.lines.some((line) => line.message.includes(stored))).toBe(false);
+    // Every later start names the file again, never the password, while the password is unchanged.
+    for (let start = 0; start < 2; start++) {
+      const later = recordingLogger();
+      await bootstrapOrganization(database.db, config, later.log, {});
+      expect(JSON.stringify(later.lines)).not.toContain(stored);
+      expect(later.lines.filter((line) => line.level === 'warn' && line.message.includes(file))).toHaveLength(1);
+    }
     expect(await ownerRows()).toHaveLength(1);
+  });
+
+  it('stops naming the password file, and removes it, once the owner changed the generated password', async () => {
+    const file = path.join(dataDir, 'secrets', 'admin-password');
+    await bootstrapOrganization(database.db, config, recordingLogger().log, {});
+    await upsertPerson(database.db, { email: 'admin@example.com', name: 'Owner', role: 'owner', password: 'a-new-password-1' });
+    const later = recordingLogger();
+    await bootstrapOrganization(database.db, config, later.log, {});
+    expect(later.lines.filter((line) => line.level === 'warn')).toEqual([]);
+    await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await authenticate(database.db, 'admin@example.com', 'a-new-password-1')).not.toBeNull();
+    const after = recordingLogger();
+    await bootstrapOrganization(database.db, config, after.log, {});
+    expect(after.lines).toEqual([]);
   });
 
   it('is idempotent across restarts and concurrent starts', async () => {

@@ -12,11 +12,13 @@ export class Browserless {
   constructor(
     private readonly origin: string,
     private readonly cookies = new Map<string, string>(),
+    /** Sent with every request, e.g. X-Forwarded-For behind a trusted proxy. */
+    private readonly extraHeaders: Record<string, string> = {},
   ) {}
 
   /** The same browser (same cookie jar) talking to another origin, e.g. a second process. */
   at(origin: string): Browserless {
-    return new Browserless(origin, this.cookies);
+    return new Browserless(origin, this.cookies, this.extraHeaders);
   }
 
   cookieHeader(): string {
@@ -47,7 +49,7 @@ export class Browserless {
   }
 
   private async send(method: string, path: string, body?: string): Promise<PageResponse> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...this.extraHeaders };
     if (this.cookies.size) headers.cookie = this.cookieHeader();
     if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
     const response = await fetch(new URL(path, this.origin), { method, headers, body, redirect: 'manual' });

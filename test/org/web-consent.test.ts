@@ -56,6 +56,21 @@ describe.each(engines)('consent and connections pages on %s', (engine) => {
     expect(page.text).toContain('&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;');
   });
 
+  it.each([
+    ['a right-to-left override', 'Evil\u202Eppa.lanigirO', 'Evilppa.lanigirO'],
+    ['isolates', '\u2066Trusted\u2069 App\u2067', 'Trusted App'],
+    ['marks and embeddings', '\u200FSafe\u200E \u202AApp\u202C\u061C', 'Safe App'],
+  ])('strips bidirectional controls (%s) from client names on consent and connections', async (_case, clientName, shown) => {
+    const browser = await signedIn();
+    const { consentPath } = await pendingConsent([], clientName);
+    const consent = await browser.get(consentPath);
+    expect(consent.text).toContain(`<h1>Allow ${shown} to act for you?</h1>`);
+    await connectClient(org, { browser, clientName, scopes: ['task:read'] });
+    const connections = await browser.get('/connections');
+    expect(connections.text).toContain(`<th scope="row">${shown}</th>`);
+    expect([consent.text, connections.text].join('')).not.toMatch(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/);
+  });
+
   it('forbids framing on the consent and connections pages', async () => {
     const browser = await signedIn();
     const { consentPath } = await pendingConsent();
@@ -110,6 +125,15 @@ describe.each(engines)('consent and connections pages on %s', (engine) => {
     expect(forged.status).toBe(403);
     const auth = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json' };
     const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-    expect((await fetch(`${org.url}/mcp`, { method: 'POST', headers: auth, body: init })).status).toBe(200);
+    const mcp = await fetch(`${org.url}/mcp`, { method: 'POST', headers: auth, body: init });
+    expect(mcp.status).toBe(200);
+    // Authenticated MCP answers, like every org answer, are never stored by a cache.
+    expect(mcp.headers.get('cache-control')).toBe('no-store');
+    await mcp.text();
+  });
+
+  it.each(['/health', '/oauth/token', '/connections', '/no-such-page'])('answers %s with Cache-Control: no-store', async (route) => {
+    const response = await org.request(route === '/oauth/token' ? 'POST' : 'GET', route);
+    expect(response.headers.get('cache-control')).toBe('no-store');
   });
 });

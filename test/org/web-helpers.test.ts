@@ -23,6 +23,14 @@ describe('return_to after sign-in', () => {
     'connections',
     '',
     `/${'a'.repeat(2048)}`,
+    // Dot segments that new URL() collapses into a network-path reference (RFC 3986 §4.2).
+    '/..//evil.example',
+    '/.//evil.example',
+    '/%2e%2e//evil.example',
+    '/.%2e//evil.example',
+    '/%2E%2E//evil.example',
+    '/a/../..//evil.example',
+    '/../\\evil.example',
   ])('refuses %j', (value) => {
     expect(safeReturnTo(value)).toBeUndefined();
   });

@@ -14,7 +14,7 @@ export async function atomically<T>(ctx: ContentContext, work: (ctx: ContentCont
   let wakeWanted = false;
   const jobs = { ...ctx.jobs, wake: () => void (wakeWanted = true) };
   // The domain's writes report their changes here; they are announced once, with this transaction's commit.
-  const result = await transact(ctx.db, ctx.changes, (tx, changed) => work({ ...ctx, db: tx as unknown as Db, jobs, enclosingWrite: changed }));
+  const result = await transact(ctx.db, ctx.changes, (tx, changed) => work({ ...ctx, db: tx, jobs, enclosingWrite: changed }));
   if (wakeWanted) ctx.jobs.wake();
   return result;
 }

@@ -1,7 +1,7 @@
 /** The six blog tools of spec 4.3, over content/blog.ts (state machine of spec 3.1). */
 import { z } from 'zod';
 import { createPost, createPostInput, deletePost, getPost, listPostsInput, listPublishedPosts, publishPost, updatePost, updatePostInput } from '../blog.js';
-import { identifier, jsonLimit } from './arguments.js';
+import { identifier } from './arguments.js';
 import { DELETE, READ, WRITE, defineTool } from './tools.js';
 
 const slug = identifier('The post slug');
@@ -12,7 +12,7 @@ export const blogTools = [
     description:
       'List published blog posts, newest first, without their markdown bodies. Returns {posts, next_cursor, total}; ' +
       'pass next_cursor back as cursor for the next page (null means no more).',
-    input: listPostsInput.extend({ limit: jsonLimit(listPostsInput.shape.limit) }),
+    input: listPostsInput,
     annotations: READ,
     run: (args, { ctx }) => listPublishedPosts(ctx, args),
   }),

@@ -12,7 +12,7 @@ import {
   updateEntry,
   updateEntryInput,
 } from '../changelog.js';
-import { identifier as identifierField, jsonLimit } from './arguments.js';
+import { identifier as identifierField } from './arguments.js';
 import { atomically } from './atomically.js';
 import { DELETE, READ, WRITE, defineTool } from './tools.js';
 
@@ -23,7 +23,7 @@ export const changelogTools = [
     name: 'list_changelog_entries',
     description: 'List published changelog entries, newest first, without their markdown bodies, optionally of one type.',
     // Spec 4.3 gives this tool limit and type only.
-    input: listEntriesInput.pick({ type: true }).extend({ limit: jsonLimit(listEntriesInput.shape.limit) }),
+    input: listEntriesInput.pick({ type: true, limit: true }),
     annotations: READ,
     run: (args, { ctx }) => listPublishedEntries(ctx, args),
   }),

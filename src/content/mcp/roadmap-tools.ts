@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { createItem, createItemInput, deleteItem, getItem, listItems, listItemsQuery, updateItem, updateItemInput } from '../roadmap.js';
-import { identifier, jsonLimit } from './arguments.js';
+import { identifier } from './arguments.js';
 import { DELETE, READ, WRITE, defineTool } from './tools.js';
 
 const slug = identifier('The roadmap item slug');
@@ -17,12 +17,9 @@ export const roadmapTools = [
       'List roadmap items in priority order (critical, high, medium, low; ties by votes, then most recently updated), ' +
       'optionally filtered by status and category. Returns {items, next_cursor, total, by_status}, where by_status ' +
       'counts the items of each status matching the other filters.',
-    input: listItemsQuery
-      .pick({ status: true, category: true })
-      .extend({ limit: jsonLimit(listItemsQuery.shape.limit) })
-      .strict(),
+    input: listItemsQuery.pick({ status: true, category: true, limit: true }),
     annotations: READ,
-    run: (args, { ctx }) => listItems(ctx, listItemsQuery.parse({ ...args, sort: 'priority' }), everything),
+    run: (args, { ctx }) => listItems(ctx, { ...args, sort: 'priority' }, everything),
   }),
 
   defineTool({

@@ -3,9 +3,10 @@
  * 2025-03-26, bearer `CONTENT_API_SECRET`. Transport, sessions and host checks come from platform/mcp; this
  * module only says what is served and as whom writes are recorded.
  */
+import { createHash } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/server';
 import type { HttpServer } from '../../platform/http.js';
-import { allowedHostnames, registerMcpEndpoint, type McpCall, type McpEndpointOptions, type McpSession } from '../../platform/mcp/index.js';
+import { registerMcpEndpoint, type McpCall, type McpEndpointOptions, type McpSession } from '../../platform/mcp/index.js';
 import type { Actor } from '../actor.js';
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
@@ -35,7 +36,7 @@ export const CONTENT_MCP_SESSION_SCOPE = 'content';
 /** The endpoint's options; built once per service (the tool registry with its JSON Schemas included). */
 export function contentMcpEndpoint(ctx: ContentContext): McpEndpointOptions<void> {
   const registry = buildToolRegistry(contentTools, ctx.log);
-  const hosts = memoByPublicUrl(ctx);
+  const secretFingerprint = `secret:${createHash('sha256').update(`atrium-content-mcp|${ctx.apiSecret}`).digest('base64url')}`;
   return {
     path: CONTENT_MCP_PATH,
     db: ctx.db,
@@ -43,13 +44,16 @@ export function contentMcpEndpoint(ctx: ContentContext): McpEndpointOptions<void
     serverInfo: { ...CONTENT_MCP_INFO },
     capabilities: { tools: {} },
     protocolVersions: [CONTENT_MCP_PROTOCOL],
-    allowedHostnames: hosts,
+    hosts: { publicUrls: [ctx.config.publicUrl], bindHost: ctx.config.host },
     // Sessions are cached in memory; ending one on any process drops it everywhere through the change feed.
     changes: ctx.changes,
     authenticate(request) {
       // DESIGN 3: the same bearer secret as REST writes; 401 carries `WWW-Authenticate: Bearer`.
       if (!isContentSecret(ctx, request.headers.authorization)) throw contentErrors.unauthorized();
     },
+    // A session belongs to the secret it was opened under: once the secret is changed (rotated after a
+    // leak), sessions opened with the old one answer 404 and the client must initialize again.
+    principalId: () => secretFingerprint,
     installHandlers: (server, call) => installToolHandlers(server, registry, ctx, call),
   };
 }
@@ -66,17 +70,4 @@ function installToolHandlers(server: Server, registry: ToolRegistry, ctx: Conten
  */
 export function agentActor(session: McpSession): Actor {
   return { actor_id: session.clientName.trim().slice(0, 200) || 'unnamed-mcp-client', actor_type: 'agent' };
-}
-
-/** The allowed Host/Origin names follow `config.publicUrl`, which tests set only once the port is known. */
-function memoByPublicUrl(ctx: ContentContext): () => string[] {
-  let key = '';
-  let names: string[] = [];
-  return () => {
-    if (key !== ctx.config.publicUrl) {
-      key = ctx.config.publicUrl;
-      names = allowedHostnames({ publicUrls: [key], bindHost: ctx.config.host });
-    }
-    return names;
-  };
 }

@@ -25,7 +25,7 @@ import {
 } from '../assets.js';
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
-import { requireSecret } from './auth.js';
+import { SECRET_REQUIRED } from './auth.js';
 
 /** Room for boundaries, part headers and the small fields around the file. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
@@ -83,7 +83,8 @@ export function registerAssetRoutes(app: HttpServer, ctx: ContentContext): void 
     scope.post(
       '/assets/upload',
       {
-        onRequest: [requireSecret(ctx), refuseDeclaredOversize],
+        config: SECRET_REQUIRED,
+        onRequest: refuseDeclaredOversize,
         // After the form is read, before field validation: size and type refusals come first (413, 415).
         preValidation: async (request) => {
           const file = (request.body as { file?: unknown } | undefined)?.file;
@@ -116,7 +117,10 @@ export function registerAssetRoutes(app: HttpServer, ctx: ContentContext): void 
           .header('content-length', asset.size)
           // Keys carry a random part and are never reused for other bytes.
           .header('cache-control', 'public, max-age=31536000, immutable')
+          // Never run as a document, even when opened directly: a header that only claims to be an image
+          // cannot carry a script (CSP3 §6.3.2 sandbox), and no type is guessed from the bytes.
           .header('x-content-type-options', 'nosniff')
+          .header('content-security-policy', "default-src 'none'; sandbox")
           .send(asset.handle.createReadStream());
       },
     );
@@ -124,7 +128,7 @@ export function registerAssetRoutes(app: HttpServer, ctx: ContentContext): void 
     scope.delete(
       '/assets/*',
       {
-        onRequest: requireSecret(ctx),
+        config: SECRET_REQUIRED,
         schema: {
           tags: ['assets'],
           summary: 'Delete an asset',

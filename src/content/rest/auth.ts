@@ -3,7 +3,8 @@
  * `Authorization: Bearer <CONTENT_API_SECRET>`.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpServer } from '../../platform/http.js';
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
 
@@ -19,9 +20,33 @@ export function isAuthenticated(ctx: ContentContext, request: FastifyRequest): b
   return isContentSecret(ctx, request.headers.authorization);
 }
 
-/** A route `onRequest` hook for protected routes; it runs before the body is read. */
-export function requireSecret(ctx: ContentContext) {
-  return async function requireContentSecret(request: FastifyRequest): Promise<void> {
-    if (!isAuthenticated(ctx, request)) throw contentErrors.unauthorized();
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `'secret'`: the route needs the bearer secret (spec 5.2); the OpenAPI document marks it too (openapi.ts). */
+    auth?: 'secret';
+  }
+}
+
+/** Route config of a protected route. */
+export const SECRET_REQUIRED = { auth: 'secret' } as const;
+
+/**
+ * Refuses requests to routes marked `config: { auth: 'secret' }` without the secret. An `onRequest` hook, so
+ * it runs before the body is read; registered before any route, so it runs before the routes' own hooks.
+ */
+export function registerSecretCheck(app: HttpServer, ctx: ContentContext): void {
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.auth === 'secret' && !isAuthenticated(ctx, request)) throw contentErrors.unauthorized();
+  });
+}
+
+/**
+ * An `onRequest` hook for the whole service: a response to the secret's holder (drafts, previews, the
+ * activity log, all roadmap items, MCP) may hold unpublished text, so no cache may store it (RFC 9111
+ * §5.2.2.5). Routes that set their own Cache-Control (public assets) keep theirs.
+ */
+export function noStoreWhenAuthenticated(ctx: ContentContext) {
+  return async function noStore(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (isAuthenticated(ctx, request)) reply.header('cache-control', 'no-store');
   };
 }

@@ -8,6 +8,7 @@ import { actorFields, takeActor } from '../actor.js';
 import {
   approvePost,
   archivePost,
+  blogPost,
   createPost,
   createPostInput,
   deletePost,
@@ -16,6 +17,7 @@ import {
   listDraftPostsInput,
   listPublishedPosts,
   listPostsInput,
+  postPage,
   publishPost,
   schedulePost,
   schedulePostInput,
@@ -26,33 +28,13 @@ import {
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
 import { queryBoolean } from '../fields.js';
-import { BLOG_STATUSES } from '../schema.js';
-import { isAuthenticated, requireSecret } from './auth.js';
+import { isAuthenticated, SECRET_REQUIRED } from './auth.js';
 
 const tags = ['blog'];
 const params = z.object({ slug: z.string().min(1).max(200) });
 const actorBody = z.strictObject(actorFields);
 
-const postSummary = z.object({
-  slug: z.string(),
-  title: z.string(),
-  description: z.string().nullable(),
-  author_name: z.string(),
-  author_email: z.string().nullable().optional().describe('Only on authenticated reads (preview, drafts, writes)'),
-  tags: z.array(z.string()),
-  status: z.enum(BLOG_STATUSES),
-  og_image_url: z.string().nullable(),
-  publish_at: z.string().nullable().describe('When a scheduled post publishes itself'),
-  published_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-const postRecord = postSummary.extend({ content: z.string() });
-const postPage = z.object({ posts: z.array(postSummary), next_cursor: z.string().nullable(), total: z.number().int() });
-
 export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
-  const protectedRoute = { onRequest: requireSecret(ctx) };
-
   app.get(
     '/blog',
     {
@@ -66,7 +48,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
   app.get(
     '/blog/drafts',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: {
         tags,
         summary: 'List unpublished posts: draft, review and scheduled (auth required)',
@@ -86,7 +68,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
         summary: 'Get one published post; preview=true (auth required) shows a post in any state',
         params,
         querystring: z.strictObject({ preview: queryBoolean.optional() }),
-        response: { 200: postRecord },
+        response: { 200: blogPost },
       },
     },
     async (request) => {
@@ -100,8 +82,8 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
   app.post(
     '/blog',
     {
-      ...protectedRoute,
-      schema: { tags, summary: 'Create a post (draft by default, or published)', body: createPostInput.extend(actorFields), response: { 201: postRecord } },
+      config: SECRET_REQUIRED,
+      schema: { tags, summary: 'Create a post (draft by default, or published)', body: createPostInput.extend(actorFields), response: { 201: blogPost } },
     },
     async (request, reply) => {
       const [actor, input] = takeActor(request.body);
@@ -112,8 +94,8 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
   app.patch(
     '/blog/:slug',
     {
-      ...protectedRoute,
-      schema: { tags, summary: 'Update a post; updating a published post revalidates its pages', params, body: updatePostInput.extend(actorFields), response: { 200: postRecord } },
+      config: SECRET_REQUIRED,
+      schema: { tags, summary: 'Update a post; updating a published post revalidates its pages', params, body: updatePostInput.extend(actorFields), response: { 200: blogPost } },
     },
     async (request) => {
       const [actor, input] = takeActor(request.body);
@@ -130,7 +112,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
   for (const [move, summary, run] of moves) {
     app.post(
       `/blog/:slug/${move}`,
-      { ...protectedRoute, schema: { tags, summary, params, body: actorBody, response: { 200: postRecord } } },
+      { config: SECRET_REQUIRED, schema: { tags, summary, params, body: actorBody, response: { 200: blogPost } } },
       async (request) => run(ctx, request.params.slug, request.body),
     );
   }
@@ -138,13 +120,13 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
   app.post(
     '/blog/:slug/schedule',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: {
         tags,
         summary: 'Schedule a draft or a post in review to publish itself at publish_at, once',
         params,
         body: schedulePostInput.extend(actorFields),
-        response: { 200: postRecord },
+        response: { 200: blogPost },
       },
     },
     async (request) => {
@@ -156,7 +138,7 @@ export function registerBlogRoutes(app: HttpServer, ctx: ContentContext): void {
   app.delete(
     '/blog/:slug',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: {
         tags,
         summary: 'Delete a draft for good; any other status is refused',

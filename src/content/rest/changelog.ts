@@ -9,9 +9,11 @@ import type { HttpServer } from '../../platform/http.js';
 import { actorFields, takeActor } from '../actor.js';
 import {
   approveEntry,
+  changelogEntry,
   createEntry,
   createEntryInput,
   deleteEntry,
+  entryPage,
   getEntry,
   listDraftEntries,
   listDraftEntriesInput,
@@ -25,31 +27,13 @@ import {
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
 import { queryBoolean } from '../fields.js';
-import { CHANGELOG_STATUSES, CHANGELOG_TYPES } from '../schema.js';
-import { isAuthenticated, requireSecret } from './auth.js';
+import { isAuthenticated, SECRET_REQUIRED } from './auth.js';
 
 const tags = ['changelog'];
 const params = z.object({ identifier: z.string().min(1).max(200).describe('The entry slug (v1-4-0) or version (v1.4.0)') });
 const actorBody = z.strictObject(actorFields);
 
-const entrySummary = z.object({
-  slug: z.string(),
-  version: z.string(),
-  title: z.string(),
-  summary: z.string().nullable(),
-  type: z.enum(CHANGELOG_TYPES),
-  highlights: z.array(z.string()),
-  status: z.enum(CHANGELOG_STATUSES),
-  published_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-const entryRecord = entrySummary.extend({ content: z.string() });
-const entryPage = z.object({ entries: z.array(entrySummary), next_cursor: z.string().nullable(), total: z.number().int() });
-
 export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): void {
-  const protectedRoute = { onRequest: requireSecret(ctx) };
-
   app.get(
     '/changelog',
     {
@@ -63,7 +47,7 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
   app.get(
     '/changelog/drafts',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: { tags, summary: 'List unpublished entries: draft and review (auth required)', querystring: listDraftEntriesInput, response: { 200: entryPage } },
     },
     async (request) => listDraftEntries(ctx, request.query),
@@ -78,7 +62,7 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
         summary: 'Get one published entry by slug or version; preview=true (auth required) shows any state',
         params,
         querystring: z.strictObject({ preview: queryBoolean.optional() }),
-        response: { 200: entryRecord },
+        response: { 200: changelogEntry },
       },
     },
     async (request) => {
@@ -92,8 +76,8 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
   app.post(
     '/changelog',
     {
-      ...protectedRoute,
-      schema: { tags, summary: 'Create an entry (draft by default, or published)', body: createEntryInput.extend(actorFields), response: { 201: entryRecord } },
+      config: SECRET_REQUIRED,
+      schema: { tags, summary: 'Create an entry (draft by default, or published)', body: createEntryInput.extend(actorFields), response: { 201: changelogEntry } },
     },
     async (request, reply) => {
       const [actor, input] = takeActor(request.body);
@@ -104,13 +88,13 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
   app.patch(
     '/changelog/:identifier',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: {
         tags,
         summary: 'Update an entry; updating a published entry revalidates its pages',
         params,
         body: updateEntryInput.extend(actorFields),
-        response: { 200: entryRecord },
+        response: { 200: changelogEntry },
       },
     },
     async (request) => {
@@ -127,7 +111,7 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
   for (const [move, summary, run] of moves) {
     app.post(
       `/changelog/:identifier/${move}`,
-      { ...protectedRoute, schema: { tags, summary, params, body: actorBody, response: { 200: entryRecord } } },
+      { config: SECRET_REQUIRED, schema: { tags, summary, params, body: actorBody, response: { 200: changelogEntry } } },
       async (request) => run(ctx, request.params.identifier, request.body),
     );
   }
@@ -135,7 +119,7 @@ export function registerChangelogRoutes(app: HttpServer, ctx: ContentContext): v
   app.delete(
     '/changelog/:identifier',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: {
         tags,
         summary: 'Delete a draft entry for good; review and published entries are refused',

@@ -9,12 +9,14 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { HttpServer } from '../../platform/http.js';
+import { PLATFORM_ERROR_CODES } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
 import { CONTENT_MCP_PATH } from '../mcp/server.js';
 import { FAVICON_SVG } from '../../platform/favicon.js';
+import { CONTENT_ERROR_CODES } from '../errors.js';
 
-/** The name of the hook `requireSecret(ctx)` returns (rest/auth.ts): a route carrying it needs the secret. */
-const SECRET_HOOK_NAME = 'requireContentSecret';
+/** Every code a content route may answer with: the content catalogue and the platform's, generated from both. */
+const ERROR_CODES = [...new Set([...Object.keys(CONTENT_ERROR_CODES), ...Object.keys(PLATFORM_ERROR_CODES)])];
 
 /** The parts of the OpenAPI 3.1 document that tests and the transform read. */
 export interface OpenApiDocument {
@@ -66,20 +68,7 @@ const errorSchema = {
       type: 'object',
       required: ['code', 'message'],
       properties: {
-        code: {
-          type: 'string',
-          enum: [
-            'invalid_request',
-            'unauthorized',
-            'not_found',
-            'invalid_state',
-            'conflict',
-            'payload_too_large',
-            'unsupported_media_type',
-            'validation_failed',
-            'rate_limited',
-          ],
-        },
+        code: { type: 'string', enum: ERROR_CODES },
         message: { type: 'string' },
         details: { type: 'object', additionalProperties: true },
       },
@@ -115,7 +104,7 @@ export async function registerOpenApi(app: HttpServer, ctx: ContentContext): Pro
       if (!schema || schema.hide) return { schema, url };
       const response = (schema.response as Record<string, unknown> | undefined) ?? { 200: { description: 'Default Response' } };
       const documented: Record<string, unknown> = { ...schema, response: { ...response, '4XX': errorSchema } };
-      if (needsSecret(route)) documented.security = [{ bearerAuth: [] }];
+      if (route.config?.auth === 'secret') documented.security = [{ bearerAuth: [] }];
       // `/assets/*` is Fastify's wildcard; the document names the parameter `key`, as spec 4.4 does.
       if (url.endsWith('/*')) documented.params = renameWildcard(schema.params as ObjectSchema);
       return { schema: documented, url: url.replace(/\/\*$/, '/{key}') };
@@ -162,9 +151,4 @@ function renameWildcard(params: ObjectSchema | undefined): ObjectSchema | undefi
   if (!params?.properties?.['*']) return params;
   const { '*': key, ...others } = params.properties;
   return { ...params, properties: { ...others, key }, required: params.required?.map((name) => (name === '*' ? 'key' : name)) };
-}
-
-function needsSecret(route: RouteOptions): boolean {
-  const hooks = [route.onRequest].flat().filter(Boolean) as Array<{ name?: string }>;
-  return hooks.some((hook) => hook.name === SECRET_HOOK_NAME);
 }

@@ -1,5 +1,5 @@
 /**
- * The public read cache (issue 2 item 8; CONTENT.md "Public GETs must be cacheable").
+ * The public read cache, so the public site's GETs are cheap to serve and cacheable.
  *
  * Anonymous GETs of routes flagged `config: { publicCache: true }` are answered from the serialized
  * response kept per URL in this process, without touching the database. Every such GET, anonymous or not,

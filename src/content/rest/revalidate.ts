@@ -10,7 +10,7 @@ import { actorFields } from '../actor.js';
 import type { ContentContext } from '../context.js';
 import { requestRevalidation } from '../revalidation.js';
 import { slugSchema } from '../slugs.js';
-import { requireSecret } from './auth.js';
+import { SECRET_REQUIRED } from './auth.js';
 
 const revalidateBody = z.strictObject({
   type: z.enum(['blog', 'changelog', 'roadmap']),
@@ -30,7 +30,7 @@ export function registerRevalidateRoutes(app: HttpServer, ctx: ContentContext): 
   app.post(
     '/revalidate',
     {
-      onRequest: requireSecret(ctx),
+      config: SECRET_REQUIRED,
       schema: { tags: ['revalidate'], summary: 'Queue a rebuild of the pages showing one piece of content', body: revalidateBody, response: { 202: queued } },
     },
     async (request, reply) => {

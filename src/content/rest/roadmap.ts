@@ -14,49 +14,26 @@ import {
   createItemInput,
   deleteItem,
   getItem,
+  itemPage,
   listItems,
   listItemsQuery,
+  roadmapItem,
   shipItem,
   shipItemInput,
   updateItem,
   updateItemInput,
 } from '../roadmap.js';
-import { ROADMAP_CATEGORIES, ROADMAP_PRIORITIES, ROADMAP_STATUSES } from '../schema.js';
+import { checkVoteRate } from '../vote-limit.js';
 import { castVote, voteInput, withdrawVote } from '../votes.js';
-import { isAuthenticated, requireSecret } from './auth.js';
+import { isAuthenticated, SECRET_REQUIRED } from './auth.js';
 
 const tags = ['roadmap'];
 const params = z.object({ slug: z.string().min(1).max(200) });
 const actorBody = z.strictObject(actorFields);
 
-const itemRecord = z.object({
-  slug: z.string(),
-  title: z.string(),
-  description: z.string().nullable(),
-  summary: z.string().nullable(),
-  category: z.enum(ROADMAP_CATEGORIES).nullable(),
-  status: z.enum(ROADMAP_STATUSES),
-  priority: z.enum(ROADMAP_PRIORITIES),
-  quarter: z.string().nullable(),
-  public: z.boolean(),
-  votes: z.number().int(),
-  shipped_at: z.string().nullable(),
-  ship_note: z.string().nullable(),
-  changelog_version: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-const itemPage = z.object({
-  items: z.array(itemRecord),
-  next_cursor: z.string().nullable(),
-  total: z.number().int(),
-  by_status: z.object(Object.fromEntries(ROADMAP_STATUSES.map((status) => [status, z.number().int()]))),
-});
 const voteResult = z.object({ votes: z.number().int(), voted: z.boolean() });
 
 export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): void {
-  const protectedRoute = { onRequest: requireSecret(ctx) };
-
   app.get(
     '/roadmap',
     {
@@ -70,7 +47,7 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
   app.get(
     '/roadmap/all',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: { tags, summary: 'List every roadmap item, non-public ones too (auth required)', querystring: listItemsQuery, response: { 200: itemPage } },
     },
     async (request) => listItems(ctx, request.query, { includeHidden: true }),
@@ -80,7 +57,7 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
     '/roadmap/:slug',
     {
       config: { publicCache: true },
-      schema: { tags, summary: 'Get one item; a non-public item is found only with the secret', params, response: { 200: itemRecord } },
+      schema: { tags, summary: 'Get one item; a non-public item is found only with the secret', params, response: { 200: roadmapItem } },
     },
     async (request) => getItem(ctx, request.params.slug, { includeHidden: isAuthenticated(ctx, request) }),
   );
@@ -88,8 +65,8 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
   app.post(
     '/roadmap',
     {
-      ...protectedRoute,
-      schema: { tags, summary: 'Create an item', body: createItemInput.extend(actorFields), response: { 201: itemRecord } },
+      config: SECRET_REQUIRED,
+      schema: { tags, summary: 'Create an item', body: createItemInput.extend(actorFields), response: { 201: roadmapItem } },
     },
     async (request, reply) => {
       const [actor, input] = takeActor(request.body);
@@ -100,12 +77,12 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
   app.post(
     '/roadmap/bulk',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: {
         tags,
         summary: 'Update status, quarter or priority of 1 to 100 items at once; all or nothing',
         body: bulkUpdateInput.extend(actorFields),
-        response: { 200: z.object({ items: z.array(itemRecord) }) },
+        response: { 200: z.object({ items: z.array(roadmapItem) }) },
       },
     },
     async (request) => {
@@ -117,8 +94,8 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
   app.patch(
     '/roadmap/:slug',
     {
-      ...protectedRoute,
-      schema: { tags, summary: 'Update an item; any status may move to any other', params, body: updateItemInput.extend(actorFields), response: { 200: itemRecord } },
+      config: SECRET_REQUIRED,
+      schema: { tags, summary: 'Update an item; any status may move to any other', params, body: updateItemInput.extend(actorFields), response: { 200: roadmapItem } },
     },
     async (request) => {
       const [actor, input] = takeActor(request.body);
@@ -129,8 +106,8 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
   app.post(
     '/roadmap/:slug/ship',
     {
-      ...protectedRoute,
-      schema: { tags, summary: 'Mark an item shipped, recording shipped_at', params, body: shipItemInput.extend(actorFields), response: { 200: itemRecord } },
+      config: SECRET_REQUIRED,
+      schema: { tags, summary: 'Mark an item shipped, recording shipped_at', params, body: shipItemInput.extend(actorFields), response: { 200: roadmapItem } },
     },
     async (request) => {
       const [actor, input] = takeActor(request.body);
@@ -141,7 +118,7 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
   app.delete(
     '/roadmap/:slug',
     {
-      ...protectedRoute,
+      config: SECRET_REQUIRED,
       schema: {
         tags,
         summary: 'Delete an item and its votes; a shipped item is refused',
@@ -156,13 +133,19 @@ export function registerRoadmapRoutes(app: HttpServer, ctx: ContentContext): voi
   // Spec 5.2: voting needs no secret and no actor.
   app.post(
     '/roadmap/:slug/vote',
-    { schema: { tags, summary: 'Vote for a public item; a repeated vote is ignored', params, body: voteInput, response: { 200: voteResult } } },
+    {
+      preHandler: (request, reply) => checkVoteRate(ctx, request, reply),
+      schema: { tags, summary: 'Vote for a public item; a repeated vote is ignored', params, body: voteInput, response: { 200: voteResult } },
+    },
     async (request) => castVote(ctx, request.params.slug, request.body),
   );
 
   app.delete(
     '/roadmap/:slug/vote',
-    { schema: { tags, summary: 'Withdraw a vote; withdrawing twice is ignored', params, body: voteInput, response: { 200: voteResult } } },
+    {
+      preHandler: (request, reply) => checkVoteRate(ctx, request, reply),
+      schema: { tags, summary: 'Withdraw a vote; withdrawing twice is ignored', params, body: voteInput, response: { 200: voteResult } },
+    },
     async (request) => withdrawVote(ctx, request.params.slug, request.body),
   );
 }

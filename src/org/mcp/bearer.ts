@@ -20,8 +20,7 @@ import {
   type AuthInfo,
 } from '@modelcontextprotocol/server';
 import type { FastifyRequest } from 'fastify';
-import { mcpResource, resourceMetadataUrl } from '../../auth/resource.js';
-import { verifyAccessToken } from '../../auth/tokens.js';
+import { mcpResource, resourceMetadataUrl, verifyAccessToken } from '../../auth/index.js';
 import type { OrgContext } from '../context.js';
 import type { OrgPrincipal } from './tools.js';
 

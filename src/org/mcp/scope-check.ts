@@ -6,7 +6,7 @@
  * person back through authorize with that scope. Which scope a tool needs is data on the tool.
  */
 import { bearerAuthChallengeResponse, OAuthError, OAuthErrorCode } from '@modelcontextprotocol/server';
-import type { Scope } from '../../auth/scopes.js';
+import type { Scope } from '../../auth/index.js';
 
 export interface MissingScope {
   tool: string;

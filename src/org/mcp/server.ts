@@ -9,16 +9,17 @@
  */
 import type { Server } from '@modelcontextprotocol/server';
 import type { FastifyReply } from 'fastify';
-import { resourceMetadataUrl } from '../../auth/resource.js';
+import { resourceMetadataUrl } from '../../auth/index.js';
 import type { HttpServer } from '../../platform/http.js';
 import { sendError, toAppError } from '../../platform/http.js';
 import { registerMcpEndpoint, type McpCall } from '../../platform/mcp/endpoint.js';
-import { allowedHostnames } from '../../platform/mcp/host-guard.js';
 import { buildMcpToolRegistry } from '../../platform/mcp/tools.js';
 import type { OrgContext } from '../context.js';
 import { authenticateBearer, BearerRefusal } from './bearer.js';
 import { agentTools } from './agent-tools.js';
 import { contextTools } from './context-tools.js';
+import { assistantTools } from './assistant-tools.js';
+import { memoryTools } from './memory-tools.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
 import { operationTools } from './operation-tools.js';
 import { taskTools } from './task-tools.js';
@@ -34,7 +35,7 @@ export const ORG_MCP_SESSION_SCOPE = 'org';
 const MAX_BATCH_LENGTH = 25;
 
 /** Every org tool, each carrying its scope. */
-export const orgTools: readonly OrgToolDefinition[] = [...contextTools, ...operationTools, ...agentTools, ...taskTools];
+export const orgTools: readonly OrgToolDefinition[] = [...contextTools, ...operationTools, ...agentTools, ...memoryTools, ...taskTools, ...assistantTools];
 
 export interface OrgMcpOptions {
   tools?: readonly OrgToolDefinition[];
@@ -73,7 +74,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       serverInfo: { ...ORG_MCP_INFO },
       capabilities: { tools: {} },
       protocolVersions: [ORG_MCP_PROTOCOL],
-      allowedHostnames: hostsOf(ctx),
+      hosts: { publicUrls: [ctx.config.publicUrl, ctx.config.authPublicUrl], bindHost: ctx.config.host },
       maxBatchLength: MAX_BATCH_LENGTH,
       async authenticate(request) {
         const principal = await authenticateBearer(ctx, request);
@@ -105,18 +106,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** Host/Origin names follow the public URLs, which tests set only once the port is known. */
-function hostsOf(ctx: OrgContext): () => string[] {
-  let key = '';
-  let names: string[] = [];
-  return () => {
-    const current = `${ctx.config.publicUrl} ${ctx.config.authPublicUrl}`;
-    if (key !== current) {
-      key = current;
-      names = allowedHostnames({ publicUrls: [ctx.config.publicUrl, ctx.config.authPublicUrl], bindHost: ctx.config.host });
-    }
-    return names;
-  };
 }

@@ -18,7 +18,7 @@
  */
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { Scope } from '../../auth/scopes.js';
+import type { Scope } from '../../auth/index.js';
 import type { Queryable } from '../../platform/database.js';
 import type { McpTool, McpToolRegistry } from '../../platform/mcp/tools.js';
 import type { OrgContext } from '../context.js';

@@ -4,7 +4,7 @@
  * person, so its next call answers 401.
  */
 import type { FastifyInstance } from 'fastify';
-import { disconnectClient, listConnections } from '../../auth/grants.js';
+import { disconnectClient, listConnections } from '../../auth/index.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { html } from './html.js';
 import { formField, sendCsrfFailure, sendPage, type WebContext } from './respond.js';
@@ -52,7 +52,7 @@ ${connections.map(
   app.post('/connections/disconnect', async (request, reply) => {
     const session = await currentSession(ctx, request);
     if (!session) return reply.redirect(signInUrl('/connections'), 303);
-    if (!checkCsrfToken(csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
     const clientId = formField(request.body, 'client_id');
     if (clientId) await disconnectClient(ctx, session.person.id, clientId);
     return reply.redirect('/connections', 303);

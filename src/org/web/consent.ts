@@ -5,12 +5,7 @@
  * answer is a redirect to the client (code or access_denied) built by the authorization server.
  */
 import type { FastifyInstance } from 'fastify';
-import {
-  approveAuthorizationRequest,
-  denyAuthorizationRequest,
-  getAuthorizationRequest,
-} from '../../auth/authorization.js';
-import { isScope, SCOPES } from '../../auth/scopes.js';
+import { approveAuthorizationRequest, denyAuthorizationRequest, getAuthorizationRequest, isScope, SCOPES } from '../../auth/index.js';
 import { recordClientAgent } from '../agents.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { html } from './html.js';
@@ -59,7 +54,7 @@ ${scopes.length
     const requestId = formField(request.body, 'request') ?? '';
     const session = await currentSession(ctx, request);
     if (!session) return reply.redirect(signInUrl(`/consent?${new URLSearchParams({ request: requestId })}`), 303);
-    if (!checkCsrfToken(csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
     const signedIn = { name: session.person.name, csrf: issueCsrfToken(ctx, csrfKey, request, reply, session) };
 
     const pending = requestId ? await getAuthorizationRequest(ctx, requestId) : null;

@@ -7,7 +7,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OrgContext } from '../context.js';
-import { cookieOptions, unsignedCookie, type Session } from './sessions.js';
+import { cookieName, cookieOptions, unsignedCookie, type Session } from './sessions.js';
 
 const ANONYMOUS_COOKIE = 'atrium_csrf';
 
@@ -18,18 +18,24 @@ function sign(key: string, binding: string): string {
 /** The token for a form on this page; sets the pre-session cookie when there is no session yet. */
 export function issueCsrfToken(ctx: OrgContext, key: string, request: FastifyRequest, reply: FastifyReply, session: Session | null): string {
   if (session) return sign(key, `session:${session.id}`);
-  let anonymous = unsignedCookie(request, ANONYMOUS_COOKIE);
+  let anonymous = unsignedCookie(request, cookieName(ctx, ANONYMOUS_COOKIE));
   if (!anonymous) {
     anonymous = randomBytes(32).toString('base64url');
-    reply.setCookie(ANONYMOUS_COOKIE, anonymous, cookieOptions(ctx));
+    reply.setCookie(cookieName(ctx, ANONYMOUS_COOKIE), anonymous, cookieOptions(ctx));
   }
   return sign(key, `anonymous:${anonymous}`);
 }
 
 /** True when the submitted token matches this browser's session (or pre-session cookie). */
-export function checkCsrfToken(key: string, request: FastifyRequest, session: Session | null, submitted: unknown): boolean {
+export function checkCsrfToken(
+  ctx: OrgContext,
+  key: string,
+  request: FastifyRequest,
+  session: Session | null,
+  submitted: unknown,
+): boolean {
   if (typeof submitted !== 'string' || !submitted) return false;
-  const anonymous = unsignedCookie(request, ANONYMOUS_COOKIE);
+  const anonymous = unsignedCookie(request, cookieName(ctx, ANONYMOUS_COOKIE));
   const binding = session ? `session:${session.id}` : anonymous ? `anonymous:${anonymous}` : undefined;
   if (!binding) return false;
   const expected = Buffer.from(sign(key, binding));

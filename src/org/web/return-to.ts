@@ -1,7 +1,9 @@
 /**
  * Where to send the browser after sign-in. Only a same-origin relative path is accepted, so the sign-in
  * page can never be used as an open redirect (`//evil.example`, `/\evil.example`, `https://…` and
- * control characters are all refused).
+ * control characters are all refused). The check is made again on the path `new URL()` normalised: dot
+ * segments (`/..//evil.example`, `/%2e%2e//evil.example`) collapse into `//evil.example`, which a browser
+ * reads as another host (RFC 3986 §4.2, a network-path reference).
  */
 const BASE = 'http://return-to.invalid';
 
@@ -12,7 +14,8 @@ export function safeReturnTo(value: unknown): string | undefined {
   if (!value.startsWith('/') || value.startsWith('//') || /[\\\u0000-\u001f\u007f]/.test(value)) return undefined;
   const url = new URL(value, BASE);
   if (url.origin !== BASE) return undefined;
-  return url.pathname + url.search + url.hash;
+  const target = url.pathname + url.search + url.hash;
+  return /^\/[/\\]/.test(target) ? undefined : target;
 }
 
 /** `/signin?return_to=<path>` for a page that needs a signed-in person. */

@@ -1,7 +1,8 @@
 /**
  * Signed-in browsers (DESIGN 4.6). The cookie carries a random 256-bit token, signed with the shared
  * cookie key; the database keeps only its SHA-256, so any process can serve any request (DESIGN 6) and a
- * leaked database does not leak sessions. HttpOnly, SameSite=Lax, Secure when the public URL is https.
+ * leaked database does not leak sessions. HttpOnly, SameSite=Lax, and when the public URL is https Secure
+ * and named with the `__Host-` prefix (RFC 6265bis §4.1.3.2), so no sibling subdomain can plant or overwrite it.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, lte, sql } from 'drizzle-orm';
@@ -11,7 +12,7 @@ import type { OrgContext } from '../context.js';
 import { getPerson, type Person } from '../people.js';
 import { webSessions } from '../schema.js';
 
-export const SESSION_COOKIE = 'atrium_session';
+const SESSION_COOKIE = 'atrium_session';
 const SESSION_SECONDS = 12 * 60 * 60;
 
 export interface Session {
@@ -29,9 +30,18 @@ export function cookieOptions(ctx: OrgContext) {
     path: '/',
     httpOnly: true,
     sameSite: 'lax' as const,
-    secure: ctx.config.publicUrl.startsWith('https:'),
+    secure: isHttps(ctx),
     signed: true,
   };
+}
+
+/** A cookie's name: `__Host-` prefixed over https (which requires Secure, Path=/ and no Domain, as set above). */
+export function cookieName(ctx: OrgContext, name: string): string {
+  return isHttps(ctx) ? `__Host-${name}` : name;
+}
+
+function isHttps(ctx: OrgContext): boolean {
+  return ctx.config.publicUrl.startsWith('https:');
 }
 
 export async function startSession(ctx: OrgContext, reply: FastifyReply, personId: string): Promise<void> {
@@ -41,7 +51,7 @@ export async function startSession(ctx: OrgContext, reply: FastifyReply, personI
     personId,
     expiresAt: sql`now() + make_interval(secs => ${SESSION_SECONDS})`,
   });
-  reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(ctx), maxAge: SESSION_SECONDS });
+  reply.setCookie(cookieName(ctx, SESSION_COOKIE), token, { ...cookieOptions(ctx), maxAge: SESSION_SECONDS });
 }
 
 /** Deletes expired sessions (the housekeeping job); an expired one already opens nothing. */
@@ -52,7 +62,7 @@ export async function deleteExpiredWebSessions(db: Queryable): Promise<number> {
 
 /** The session of this request, or null when the cookie is missing, tampered with, unknown or expired. */
 export async function currentSession(ctx: OrgContext, request: FastifyRequest): Promise<Session | null> {
-  const token = unsignedCookie(request, SESSION_COOKIE);
+  const token = unsignedCookie(request, cookieName(ctx, SESSION_COOKIE));
   if (!token) return null;
   const id = hashToken(token);
   const [row] = await ctx.db
@@ -65,9 +75,9 @@ export async function currentSession(ctx: OrgContext, request: FastifyRequest): 
 }
 
 export async function endSession(ctx: OrgContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const token = unsignedCookie(request, SESSION_COOKIE);
+  const token = unsignedCookie(request, cookieName(ctx, SESSION_COOKIE));
   if (token) await ctx.db.delete(webSessions).where(eq(webSessions.id, hashToken(token)));
-  reply.clearCookie(SESSION_COOKIE, { ...cookieOptions(ctx), signed: undefined });
+  reply.clearCookie(cookieName(ctx, SESSION_COOKIE), { ...cookieOptions(ctx), signed: undefined });
 }
 
 /** A signed cookie's value, or undefined when absent or its signature does not verify. */

@@ -1,18 +1,27 @@
 /**
- * GET/POST /signin and POST /signout (DESIGN 4.6). Sign-in attempts are counted per email and IP in the
- * database (DESIGN 6) and refused with 429 past the limit, whether or not the password was right.
+ * GET/POST /signin and POST /signout (DESIGN 4.6). Sign-in attempts are throttled twice, in the database
+ * so every process shares the counts (DESIGN 6), and refused with 429 and Retry-After:
+ *
+ * - per address, across all emails: one password sprayed over many accounts is slowed like a guess at one
+ *   (a successful sign-in gives its attempt back, so people sharing an address are not counted);
+ * - per email and address, with a backoff (OWASP Authentication Cheat Sheet, "Login Throttling") rather
+ *   than a long lock, so a stranger's failures can delay the person by at most a minute, never lock them out.
  */
 import type { FastifyInstance } from 'fastify';
+import type { Queryable } from '../../platform/database.js';
 import { authenticate, normalizeEmail } from '../people.js';
-import { countAttempt, resetAttempts, type RateLimit } from '../../platform/rate-limit.js';
+import { claimAttempt, countAttempt, forgiveAttempt, resetAttempts, type Backoff, type RateLimit, type RateLimitOutcome } from '../../platform/rate-limit.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { html } from './html.js';
 import { formField, sendCsrfFailure, sendPage, type WebContext } from './respond.js';
 import { DEFAULT_RETURN_TO, safeReturnTo } from './return-to.js';
 import { currentSession, endSession, startSession } from './sessions.js';
 
-/** Ten tries per email and address in fifteen minutes: enough for typos, far too few for guessing. */
-export const SIGN_IN_LIMIT: RateLimit = { limit: 10, windowSeconds: 15 * 60 };
+/** Thirty failed tries from one address in fifteen minutes, whichever emails they name. */
+export const SIGN_IN_ADDRESS_LIMIT: RateLimit = { limit: 30, windowSeconds: 15 * 60 };
+
+/** Five tries per email and address at once, then 1, 2, 4 … seconds apart, at most a minute; forgotten after 15 quiet minutes. */
+export const SIGN_IN_BACKOFF: Backoff = { free: 5, baseSeconds: 1, maxSeconds: 60, memorySeconds: 15 * 60 };
 
 interface SignInForm {
   email?: string;
@@ -46,22 +55,22 @@ export function registerSignInPages(app: FastifyInstance, web: WebContext): void
   });
 
   app.post('/signin', async (request, reply) => {
-    if (!checkCsrfToken(csrfKey, request, null, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    if (!checkCsrfToken(ctx, csrfKey, request, null, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
     const email = normalizeEmail(formField(request.body, 'email') ?? '');
     const password = formField(request.body, 'password') ?? '';
     const returnTo = safeReturnTo(formField(request.body, 'return_to'));
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, null);
 
-    const limitKey = `signin:${email}|${request.ip}`;
-    const attempt = await countAttempt(ctx.db, limitKey, SIGN_IN_LIMIT);
-    if (!attempt.allowed) {
-      reply.header('retry-after', String(attempt.retryAfter));
-      const minutes = Math.ceil(attempt.retryAfter / 60);
+    const addressKey = `signin-address:${request.ip}`;
+    const accountKey = `signin:${email}|${request.ip}`;
+    const throttled = await throttle(ctx.db, addressKey, accountKey);
+    if (throttled) {
+      reply.header('retry-after', String(throttled.retryAfter));
       return sendPage(
         reply,
         429,
         'Sign in',
-        signInBody(csrf, { email, returnTo, error: `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` }),
+        signInBody(csrf, { email, returnTo, error: `Too many sign-in attempts. Try again in ${describeWait(throttled.retryAfter)}.` }),
       );
     }
 
@@ -69,15 +78,30 @@ export function registerSignInPages(app: FastifyInstance, web: WebContext): void
     if (!person) {
       return sendPage(reply, 200, 'Sign in', signInBody(csrf, { email, returnTo, error: 'The email or password is not right.' }));
     }
-    await resetAttempts(ctx.db, limitKey);
+    await resetAttempts(ctx.db, accountKey);
+    await forgiveAttempt(ctx.db, addressKey);
     await startSession(ctx, reply, person.id);
     return reply.redirect(returnTo ?? DEFAULT_RETURN_TO, 303);
   });
 
   app.post('/signout', async (request, reply) => {
     const session = await currentSession(ctx, request);
-    if (!checkCsrfToken(csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
     await endSession(ctx, request, reply);
     return reply.redirect('/signin', 303);
   });
+}
+
+/** The refusal of an attempt past either limit, or null when it may go ahead (and has been counted). */
+async function throttle(db: Queryable, addressKey: string, accountKey: string): Promise<RateLimitOutcome | null> {
+  const address = await countAttempt(db, addressKey, SIGN_IN_ADDRESS_LIMIT);
+  if (!address.allowed) return address;
+  const account = await claimAttempt(db, accountKey, SIGN_IN_BACKOFF);
+  return account.allowed ? null : account;
+}
+
+function describeWait(seconds: number): string {
+  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }

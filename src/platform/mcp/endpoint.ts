@@ -22,10 +22,8 @@ import {
   isJsonContentType,
   Server,
   WebStandardStreamableHTTPServerTransport,
-  type AuthInfo,
   type Implementation,
   type InitializeRequest,
-  type ScopeChallengeHandler,
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
@@ -33,7 +31,7 @@ import type { ChangeFeed } from '../changes.js';
 import type { Db } from '../database.js';
 import type { HttpServer } from '../http.js';
 import { chooseResponseMode, type ResponseMode } from './accept.js';
-import { checkHostAndOrigin } from './host-guard.js';
+import { allowedHostnames, checkHostAndOrigin, type AllowedHostsSource } from './host-guard.js';
 import { RPC, sendRpcError } from './json-rpc.js';
 import { SessionStore, type McpSession } from './sessions.js';
 
@@ -62,8 +60,8 @@ export interface McpEndpointOptions<Principal> {
    * version in `MCP-Protocol-Version` are refused by the transport.
    */
   protocolVersions: readonly [string, ...string[]];
-  /** Hostnames accepted in Host and Origin (see host-guard.ts); read per request, as public URLs can change. */
-  allowedHostnames(): readonly string[];
+  /** The names the service is reached by: Host and Origin must name one of them (host-guard.ts). */
+  hosts: AllowedHostsSource;
   /**
    * Verifies the request's credentials before its body is read; throws the service's catalogued error (401,
    * 403) to refuse it, after setting any challenge header (`WWW-Authenticate`) it needs on `reply`.
@@ -71,13 +69,6 @@ export interface McpEndpointOptions<Principal> {
   authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Principal> | Principal;
   /** The principal's stable id stored with the session; a session is only usable by the same principal. */
   principalId?(principal: Principal): string | null;
-  /** The principal as the SDK's `AuthInfo`, handed to handlers (`ctx.http.authInfo`) and `scopeChallenge`. */
-  authInfo?(principal: Principal): AuthInfo;
-  /**
-   * Decides, before dispatch, whether a request needs more OAuth scope; the transport then answers HTTP 403
-   * with `WWW-Authenticate: Bearer error="insufficient_scope", scope=…` (MCP authorization, scope challenges).
-   */
-  scopeChallenge?: ScopeChallengeHandler;
   /** Installs the request handlers (`tools/list`, `tools/call`, …) on one request's fresh `Server`. */
   installHandlers(server: Server, call: McpCall<Principal>): void;
   /** Largest POST body in bytes; default 1 MiB (spec section 8). */
@@ -97,6 +88,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
   const maxBatchLength = options.maxBatchLength ?? 25;
   const principalId = options.principalId ?? (() => null);
   const principals = new WeakMap<FastifyRequest, Principal>();
+  const allowed = allowedHostnames(options.hosts);
   const newServer = createServerFactory(options);
   const sessions = new SessionStore(options.db, options.sessionScope, { changes: options.changes });
   /** Open GET streams, closed on shutdown so that draining does not wait for clients to hang up. */
@@ -110,7 +102,6 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
       keepAliveMs: options.keepAliveMs,
     });
     transport.onerror = (error) => request.log.debug({ err: error }, 'mcp transport refused a request');
-    if (options.scopeChallenge) transport.setScopeChallengeResolver(options.scopeChallenge);
     await server.connect(transport);
     reply.raw.once('close', () => {
       openStreams.delete(transport);
@@ -120,8 +111,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
       void server.close();
     });
     if (request.method === 'GET') openStreams.add(transport);
-    const authInfo = options.authInfo?.(call.principal);
-    const response = await transport.handleRequest(toWebRequest(request), { parsedBody: init.body, authInfo });
+    const response = await transport.handleRequest(toWebRequest(request), { parsedBody: init.body });
     if (init.mode !== 'json' || call.http.status === undefined) return response;
     return new Response(response.body, { status: call.http.status, headers: response.headers });
   }
@@ -219,7 +209,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
     );
 
     scope.addHook('onRequest', async (request, reply) => {
-      const check = checkHostAndOrigin(request.headers.host, request.headers.origin, options.allowedHostnames());
+      const check = checkHostAndOrigin(request.headers.host, request.headers.origin, allowed);
       if (!check.ok) return sendRpcError(reply, 403, RPC.serverError, `Forbidden: ${check.message}`);
       principals.set(request, await options.authenticate(request, reply));
     });

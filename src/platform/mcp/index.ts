@@ -10,12 +10,10 @@
  *   serverInfo: { name: 'atrium-org', version: '1.0.0' },
  *   capabilities: { tools: {} },
  *   protocolVersions: ['2025-06-18'],                     // pinned; initialize answers the first otherwise
- *   allowedHostnames: () => allowedHostnames({ publicUrls: [config.publicUrl], bindHost: config.host }),
+ *   hosts: { publicUrls: [config.publicUrl], bindHost: config.host },  // Host/Origin allowed (403 otherwise)
  *   authenticate: async (request, reply) => verifyAccessToken(request, reply),  // set WWW-Authenticate on
  *                                                         // reply, then throw an AppError (401) to refuse
  *   principalId: (token) => token.subject,                // a session is only usable by its principal
- *   authInfo: (token) => ({ token: token.id, clientId: token.clientId, scopes: token.scopes }),
- *   scopeChallenge: ({ request, authInfo }) => missingScopeOf(request, authInfo),  // → 403 insufficient_scope
  *   installHandlers(server, { session, principal }) {     // per request: cheap closures over prepared data
  *     server.setRequestHandler('tools/list', () => ({ tools: prebuiltTools }));
  *     server.setRequestHandler('tools/call', (request) => callTool(request.params, principal, session));

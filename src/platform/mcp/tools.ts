@@ -14,7 +14,7 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Tool, type ToolAnnotations } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
-import { AppError, isAppError } from '../errors.js';
+import { isAppError, platformErrors, type AppError } from '../errors.js';
 
 /** `Call` is what a call may use besides its arguments (the service context, the caller). */
 export interface McpTool<Call, Input extends z.ZodType = z.ZodType> {
@@ -70,7 +70,7 @@ export function buildMcpToolRegistry<Call, Definition extends McpTool<Call>>(
         if (isAppError(error)) return errorResult(error);
         if (error instanceof z.ZodError) return errorResult(invalidArguments(error));
         log.error({ err: error, tool: name }, 'mcp tool failed');
-        return errorResult(new AppError('internal_error', 500, 'internal server error'));
+        return errorResult(platformErrors.internal());
       }
     },
   };
@@ -106,7 +106,7 @@ function invalidArguments(error: z.ZodError): AppError {
     message: issue.message,
   }));
   const summary = issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ');
-  return new AppError('invalid_request', 400, `invalid arguments: ${summary}`, { issues });
+  return platformErrors.invalidRequest(`invalid arguments: ${summary}`, { issues });
 }
 
 /** A strict object's "unrecognized keys" issue has an empty path; name the keys instead. */

@@ -1,14 +1,13 @@
 /**
  * The generic MCP endpoint of src/platform/mcp with the options the content server does not use but an
- * OAuth-protected server (the org MCP endpoint) needs: sessions bound to a principal, the principal as
- * `authInfo` in handlers, per-request scope challenges answered 403 before dispatch, and an authentication
- * refusal carrying its own challenge header.
+ * OAuth-protected server (the org MCP endpoint) needs: sessions bound to a principal, the principal in
+ * handlers, and an authentication refusal carrying its own challenge header.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/platform/errors.js';
 import { openDatabase, type Database } from '../../../src/platform/database.js';
 import { createHttpServer, type HttpServer } from '../../../src/platform/http.js';
-import { allowedHostnames, registerMcpEndpoint } from '../../../src/platform/mcp/index.js';
+import { registerMcpEndpoint } from '../../../src/platform/mcp/index.js';
 import { engines, testDatabase, type TestDatabase } from '../../helpers/databases.js';
 import { initializeMessage, read } from './mcp-client.js';
 
@@ -38,7 +37,7 @@ describe.each(engines)('platform MCP endpoint options on %s', (engine) => {
       serverInfo: { name: 'test-server', version: '0.0.1' },
       capabilities: { tools: {} },
       protocolVersions: ['2025-06-18'],
-      allowedHostnames: () => allowedHostnames({ publicUrls: [], bindHost: '127.0.0.1' }),
+      hosts: { publicUrls: [], bindHost: '127.0.0.1' },
       authenticate(request, reply) {
         const person = PEOPLE[(request.headers.authorization ?? '').replace(/^Bearer /, '')];
         if (!person) {
@@ -48,13 +47,10 @@ describe.each(engines)('platform MCP endpoint options on %s', (engine) => {
         return person;
       },
       principalId: (person) => person.name,
-      authInfo: (person) => ({ token: `${person.name}-token`, clientId: 'test-client', scopes: person.scopes }),
-      scopeChallenge: ({ request, authInfo }) =>
-        request.method === 'tools/call' && !authInfo?.scopes.includes('admin') ? { scopes: ['admin'] } : undefined,
       installHandlers(server, { principal }) {
         server.setRequestHandler('tools/list', () => ({ tools: [] }));
-        server.setRequestHandler('tools/call', (_request, ctx) => ({
-          content: [{ type: 'text', text: JSON.stringify({ principal: principal.name, scopes: ctx.http?.authInfo?.scopes }) }],
+        server.setRequestHandler('tools/call', () => ({
+          content: [{ type: 'text', text: JSON.stringify({ principal: principal.name, scopes: principal.scopes }) }],
         }));
       },
     });
@@ -92,7 +88,7 @@ describe.each(engines)('platform MCP endpoint options on %s', (engine) => {
     expect(rows).toEqual([{ principal: 'alice', server: 'test' }]);
   });
 
-  it('hands the principal and its authInfo to handlers', async () => {
+  it('hands the principal to handlers', async () => {
     const session = await openSession('alice-token');
     const response = await post('alice-token', callTool, session);
     expect(JSON.parse(response.json.result.content[0].text)).toEqual({ principal: 'alice', scopes: ['admin'] });
@@ -101,14 +97,6 @@ describe.each(engines)('platform MCP endpoint options on %s', (engine) => {
   it("refuses another principal's session with 404", async () => {
     const session = await openSession('alice-token');
     expect((await post('bob-token', { jsonrpc: '2.0', id: 1, method: 'ping' }, session)).status).toBe(404);
-  });
-
-  it('answers a scope challenge with 403 and insufficient_scope before dispatch', async () => {
-    const session = await openSession('bob-token');
-    const response = await post('bob-token', callTool, session);
-    expect(response.status).toBe(403);
-    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer .*error="insufficient_scope".*scope="admin"/);
-    expect((await post('bob-token', { jsonrpc: '2.0', id: 3, method: 'tools/list' }, session)).status).toBe(200);
   });
 
   it('sends the challenge header authenticate sets with its 401', async () => {

@@ -1,0 +1,82 @@
+/**
+ * Company memory for the org benchmarks, loaded by one bulk INSERT … SELECT over generate_series through the
+ * service's own database handle (not tool calls), then ANALYZE, as the housekeeping job would soon do.
+ *
+ * The words are made up (two or three syllables: `kalomi`, `tesunari`), drawn from a vocabulary of 5,000 with
+ * a skewed distribution (word i of the vocabulary is picked with probability ∝ 1/√i), so a few words are
+ * everywhere and most are rare, as in real text. Each item has a five-word title, a 45-word body, two tags of
+ * 40, one of the three kinds, and a unique `recorded_at` one second apart.
+ */
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../src/platform/database.js';
+
+export interface MemorySeedOptions {
+  count: number;
+  spaceId: string;
+  person: { id: string; name: string };
+}
+
+export interface MemorySeedFacts {
+  count: number;
+  seconds: number;
+  /** Words that occur in roughly 1 % of the items: typical one-word searches. */
+  midWords: string[];
+  /** The item ids are `mem_bench_<n>` for n in 1..count. */
+  idPrefix: string;
+}
+
+export const VOCABULARY_SIZE = 5_000;
+const BODY_WORDS = 45;
+const TITLE_WORDS = 5;
+
+/** The same vocabulary on every run: syllables combined in a fixed order. */
+export function vocabulary(): string[] {
+  const consonants = 'bdfgklmnprstvz';
+  const vowels = 'aeiou';
+  const syllables = [...consonants].flatMap((c) => [...vowels].map((v) => c + v));
+  const words = new Set<string>();
+  for (let i = 0; words.size < VOCABULARY_SIZE; i++) {
+    const a = syllables[i % syllables.length];
+    const b = syllables[Math.floor(i / syllables.length) % syllables.length];
+    const c = i >= syllables.length ** 2 ? syllables[(i * 7) % syllables.length] : '';
+    words.add(a + b + c + (i % 3 === 0 ? 'n' : ''));
+  }
+  return [...words];
+}
+
+export async function seedMemory(database: Database, options: MemorySeedOptions): Promise<MemorySeedFacts> {
+  const started = performance.now();
+  const words = vocabulary();
+  const vocab = sql.raw(`ARRAY[${words.map((word) => `'${word}'`).join(',')}]::text[]`);
+  const tags = sql.raw(`ARRAY[${words.slice(100, 140).map((word) => `'${word}'`).join(',')}]::text[]`);
+  // random()^2 over the vocabulary's indexes: index i is picked with probability ∝ 1/√i. The aggregate names the
+  // inner series (`0 * i`) so it belongs to the subquery, and `g > 0` makes the subquery run again for each row.
+  const pick = (count: number) =>
+    sql.raw(`(SELECT string_agg(v.vocab[1 + floor(power(random(), 2) * ${VOCABULARY_SIZE})::int + 0 * i], ' ') FROM generate_series(1, ${count}) AS i WHERE g > 0)`);
+  // GIN indexes are built far faster in one pass than row by row (each row adds ~50 lexemes and a few hundred
+  // trigrams): drop them for the load and create them again exactly as they were.
+  const ginIndexes = await database.rows<{ name: string; definition: string }>(
+    sql`SELECT indexname AS name, indexdef AS definition FROM pg_indexes
+        WHERE schemaname = current_schema() AND tablename = 'memory_items' AND indexdef LIKE '%USING gin%'`,
+  );
+  for (const index of ginIndexes) await database.db.execute(sql.raw(`DROP INDEX "${index.name}"`));
+  await database.db.execute(sql`
+    INSERT INTO memory_items (id, kind, title, body, tags, space_id, lineage_id, recorded_by_type, recorded_by_id,
+                              recorded_by_name, client_id, recorded_at)
+    SELECT 'mem_bench_' || g, (ARRAY['fact', 'decision', 'instruction'])[1 + g % 3],
+           initcap(${pick(TITLE_WORDS)}), ${pick(BODY_WORDS)} || '.',
+           jsonb_build_array(v.tags[1 + g % 40], v.tags[1 + (g * 7) % 40]),
+           ${options.spaceId}, 'mem_bench_' || g, 'person', ${options.person.id}, ${options.person.name}, NULL,
+           now() - (${sql.raw(String(options.count))} - g) * interval '1 second'
+    FROM generate_series(1, ${sql.raw(String(options.count))}) AS g, (SELECT ${vocab} AS vocab, ${tags} AS tags) AS v
+  `);
+  for (const index of ginIndexes) await database.db.execute(sql.raw(index.definition));
+  await database.db.execute(sql`ANALYZE memory_items`);
+  return {
+    count: options.count,
+    seconds: Math.round((performance.now() - started) / 100) / 10,
+    // Picked with probability ≈ 1/(2√(i·V)) per word: about 1 % of 45-word bodies for i around 1,000.
+    midWords: words.slice(800, 1_200).filter((_, i) => i % 20 === 0),
+    idPrefix: 'mem_bench_',
+  };
+}

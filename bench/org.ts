@@ -1,0 +1,385 @@
+/**
+ * `npm run bench:org` — the organization's MCP tools at scale, beside `service_context` measured in the same
+ * run as the baseline (the cheapest authenticated tool call: token, session, a few reads):
+ *
+ * - `record_memory` calls per second under load (autocannon), each call a new item (target ≥ 0.5× the
+ *   baseline's calls per second);
+ * - `search_memory` latency one call at a time (p50/p99) at 100,000 memory items, for a typical one-word
+ *   query, a two-word query and a partial word that only the trigram fallback finds (target p99 < 20 ms on
+ *   PostgreSQL);
+ * - `ask` latency one question at a time (p50/p99) at the same size, without a model: the whole operation
+ *   round trip — the operation is queued, a worker runs retrieval and the extractive answer, the call
+ *   returns the succeeded operation (target p99 < 50 ms).
+ *
+ * Cases are a table (`CASES`): each measures against one seeded org service and returns rows and target
+ * checks, so later cases (message round trips, execute_capability) are one entry more. Every call is a full
+ * MCP `tools/call` round trip over HTTP on an initialized session with an OAuth access token.
+ *
+ *   npm run bench:org [-- --items 100000 --duration 10 --warmup 2 --connections 20 --calls 500
+ *                         --engines pglite,postgres --cases service_context,search_memory,ask,record_memory
+ *                         --note TEXT --dry-run]
+ *
+ * PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, in a scratch schema dropped afterwards.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { DatabaseConfig } from '../src/config.js';
+import { dropSchema } from '../src/platform/database.js';
+import type { ChildServer } from './lib/child.js';
+import { measure, type LoadCase, type LoadResult, type LoadSettings } from './lib/load.js';
+import { describeMachine, machineInfo } from './lib/machine.js';
+import { startOrgServer, type OrgServerInfo } from './lib/org-server.js';
+import { formatTable, writeResultsSection } from './lib/report.js';
+
+type Engine = 'pglite' | 'postgres';
+
+const { values: args } = parseArgs({
+  options: {
+    items: { type: 'string', default: '100000' },
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '20' },
+    calls: { type: 'string', default: '500' },
+    engines: { type: 'string', default: 'pglite,postgres' },
+    cases: { type: 'string', default: 'service_context,search_memory,ask,record_memory' },
+    note: { type: 'string' },
+    'dry-run': { type: 'boolean', default: false },
+  },
+});
+
+const settings: LoadSettings = { duration: Number(args.duration), warmup: Number(args.warmup), connections: Number(args.connections), pipelining: 1 };
+/** Calls per one-at-a-time case (after 10 % as many warm-up calls). */
+const sequentialCalls = Number(args.calls);
+const memoryItems = Number(args.items);
+const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+
+// ---------------------------------------------------------------------------------------------------------
+// What a case works with, and what it reports
+
+/** The seeded org service and an MCP session on it. */
+interface OrgBench {
+  engine: Engine;
+  url: string;
+  info: OrgServerInfo;
+  /** Headers of every `tools/call` on the session (bearer token, session id, protocol version). */
+  headers: Record<string, string>;
+  /** Rows measured earlier in this engine's run (the baseline, for ratios). */
+  rows: Row[];
+}
+
+interface Row {
+  engine: Engine;
+  case: string;
+  /** `load`: autocannon with `settings.connections`; `one at a time`: a loop of sequential calls. */
+  mode: 'load' | 'one at a time';
+  callsPerSecond: number;
+  p50: number;
+  p99: number;
+  calls: number;
+  /** Answers that were not a successful tool result (must be 0 for the row to mean anything). */
+  failures: number;
+}
+
+interface TargetCheck {
+  engine: Engine;
+  text: string;
+  met: boolean;
+}
+
+interface BenchCase {
+  run(bench: OrgBench): Promise<{ rows: Row[]; targets?: TargetCheck[] }>;
+}
+
+const CASES: Record<string, BenchCase> = {
+  service_context: {
+    async run(bench) {
+      return {
+        rows: [
+          await loadRow(bench, 'service_context', toolCallCase(bench, 'service_context', () => ({}))),
+          // The baseline of the one-at-a-time rows: what any tool call costs on this machine in this run.
+          await sequentialRow(bench, 'service_context', () => ['service_context', {}]),
+        ],
+      };
+    },
+  },
+
+  search_memory: {
+    async run(bench) {
+      const words = bench.info.memory!.midWords;
+      const queries: Array<[string, (i: number) => string]> = [
+        ['one word (~1 % of items)', (i) => words[i % words.length]],
+        ['two words', (i) => `${words[i % words.length]} ${words[(i + 7) % words.length]}`],
+        // Every made-up word starts with a consonant, so a word without its first letter is no word: full-text
+        // search finds nothing and the trigram fallback answers (substring match, ranked by word similarity).
+        ['part of a word (trigram fallback)', (i) => words[i % words.length].slice(1)],
+      ];
+      const rows: Row[] = [];
+      const targets: TargetCheck[] = [];
+      for (const [label, query] of queries) {
+        const row = await sequentialRow(bench, `search_memory, ${label}`, (i) => ['search_memory', { query: query(i) }]);
+        rows.push(row);
+        if (bench.engine === 'postgres') targets.push({ engine: bench.engine, text: `search_memory ${label}: p99 ${row.p99} ms one at a time (target < 20 ms)`, met: row.p99 < 20 });
+      }
+      return { rows, targets };
+    },
+  },
+
+  ask: {
+    async run(bench) {
+      const words = bench.info.memory!.midWords;
+      const row = await sequentialRow(bench, 'ask (no model), operation round trip', (i) => [
+        'ask',
+        { question: `What do we know about ${words[i % words.length]} and ${words[(i + 3) % words.length]}?` },
+      ]);
+      return { rows: [row], targets: [{ engine: bench.engine, text: `ask p99 ${row.p99} ms one at a time (target < 50 ms)`, met: row.p99 < 50 }] };
+    },
+  },
+
+  record_memory: {
+    async run(bench) {
+      let n = 0;
+      const row = await loadRow(
+        bench,
+        'record_memory',
+        toolCallCase(bench, 'record_memory', () => {
+          n += 1;
+          return { kind: 'fact', space_id: bench.info.spaceId, title: `Bench fact ${n}`, body: `Recorded under load, number ${n} of the run.`, tags: ['bench'] };
+        }),
+      );
+      const baseline = bench.rows.find((other) => other.case === 'service_context' && other.mode === 'load');
+      const ratio = baseline ? row.callsPerSecond / baseline.callsPerSecond : NaN;
+      return {
+        rows: [row],
+        targets: baseline
+          ? [{ engine: bench.engine, text: `record_memory at ${ratio.toFixed(2)}× service_context calls/s (target ≥ 0.5×)`, met: ratio >= 0.5 }]
+          : [],
+      };
+    },
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Measuring
+
+async function loadRow(bench: OrgBench, name: string, loadCase: LoadCase): Promise<Row> {
+  const result: LoadResult = await measure(bench.url, loadCase, settings);
+  const ok = result.statuses['200'] ?? 0;
+  return {
+    engine: bench.engine,
+    case: name,
+    mode: 'load',
+    callsPerSecond: result.rps,
+    p50: result.p50,
+    p99: result.p99,
+    calls: result.requests,
+    failures: result.requests - ok + result.errors + result.timeouts + (loadCase as CountedCase).toolErrors(),
+  };
+}
+
+type CountedCase = LoadCase & { toolErrors(): number };
+
+/**
+ * Each request a fresh JSON-RPC id and fresh arguments. autocannon does not read bodies, so a sample of
+ * answers is checked separately: a tool error would otherwise count as a fast success.
+ */
+function toolCallCase(bench: OrgBench, tool: string, argumentsOf: () => Record<string, unknown>): CountedCase {
+  let id = 0;
+  const body = () => JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: tool, arguments: argumentsOf() } });
+  let errors = 0;
+  const probe = async () => {
+    const answer = await callTool(bench, tool, argumentsOf());
+    if (!answer.ok) errors += 1;
+  };
+  return {
+    method: 'POST',
+    path: '/mcp',
+    headers: bench.headers,
+    body: body(),
+    vary(request) {
+      request.body = body();
+      if (id % 500 === 0) void probe();
+    },
+    toolErrors: () => errors,
+  };
+}
+
+async function sequentialRow(bench: OrgBench, name: string, next: (i: number) => [string, Record<string, unknown>]): Promise<Row> {
+  const warmup = Math.ceil(sequentialCalls / 10);
+  for (let i = 0; i < warmup; i++) await callTool(bench, ...next(i + 1_000));
+  const times: number[] = [];
+  let failures = 0;
+  const started = performance.now();
+  for (let i = 0; i < sequentialCalls; i++) {
+    const before = performance.now();
+    const answer = await callTool(bench, ...next(i));
+    times.push(performance.now() - before);
+    if (!answer.ok) {
+      failures += 1;
+      if (failures === 1) console.warn(`[${bench.engine}] ${name}: ${answer.text.slice(0, 300)}`);
+    }
+  }
+  const seconds = (performance.now() - started) / 1000;
+  times.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))] * 10) / 10;
+  return { engine: bench.engine, case: name, mode: 'one at a time', callsPerSecond: Math.round(sequentialCalls / seconds), p50: at(0.5), p99: at(0.99), calls: sequentialCalls, failures };
+}
+
+/** One `tools/call`; ok when HTTP 200 and a tool result that is not an error (and, for work tools, succeeded). */
+async function callTool(bench: OrgBench, name: string, toolArgs: Record<string, unknown>): Promise<{ ok: boolean; text: string }> {
+  const response = await fetch(`${bench.url}/mcp`, {
+    method: 'POST',
+    headers: bench.headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: toolArgs } }),
+  });
+  const text = await response.text();
+  if (response.status !== 200) return { ok: false, text };
+  const result = JSON.parse(text).result;
+  const structured = result?.structuredContent;
+  const ok = result && !result.isError && (structured?.operation_id === undefined || structured.status === 'succeeded');
+  return { ok: Boolean(ok), text };
+}
+
+async function openSession(url: string, accessToken: string): Promise<Record<string, string>> {
+  const base = {
+    authorization: `Bearer ${accessToken}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-06-18',
+  };
+  const init = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: base,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench-org', version: '1.0.0' } },
+    }),
+  });
+  const session = init.headers.get('mcp-session-id');
+  if (init.status !== 200 || !session) throw new Error(`initialize failed: ${init.status} ${await init.text()}`);
+  await init.text();
+  const headers = { ...base, 'mcp-session-id': session };
+  await (await fetch(`${url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+  return headers;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Running and reporting
+
+async function benchEngine(engine: Engine, caseNames: string[]): Promise<{ rows: Row[]; targets: TargetCheck[]; seedSeconds: number }> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), `atrium-bench-org-${engine}-`));
+  const schema = `bench_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const database: DatabaseConfig = engine === 'pglite' ? { dataDir: path.join(dataDir, 'org'), schema: 'org' } : { url: postgresUrl, dataDir: '', schema };
+  const logFile = path.join(os.tmpdir(), `atrium-bench-org-${engine}.log`);
+  console.log(`\n[${engine}] starting the org service and loading ${memoryItems.toLocaleString('en-US')} memory items…`);
+  let server: ChildServer<OrgServerInfo> | undefined;
+  try {
+    server = await startOrgServer({ database, dataDir, memoryItems }, { stdoutFile: logFile });
+    console.log(`[${engine}] loaded in ${server.info.memory?.seconds ?? 0} s; log ${logFile}`);
+    const bench: OrgBench = { engine, url: server.url, info: server.info, headers: await openSession(server.url, server.info.accessToken), rows: [] };
+    const targets: TargetCheck[] = [];
+    for (const name of caseNames) {
+      const measured = await CASES[name].run(bench);
+      bench.rows.push(...measured.rows);
+      targets.push(...(measured.targets ?? []));
+      for (const row of measured.rows) {
+        console.log(`[${engine}] ${row.case} (${row.mode}): ${row.callsPerSecond} calls/s, p50 ${row.p50} ms, p99 ${row.p99} ms${row.failures ? `, ${row.failures} FAILED` : ''}`);
+      }
+    }
+    return { rows: bench.rows, targets, seedSeconds: server.info.memory?.seconds ?? 0 };
+  } finally {
+    await server?.stop();
+    if (database.url) await dropSchema(database.url, schema);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const machine = machineInfo();
+  const caseNames = args.cases.split(',');
+  for (const name of caseNames) if (!CASES[name]) throw new Error(`unknown case ${name}; known: ${Object.keys(CASES).join(', ')}`);
+  const requested = args.engines.split(',') as Engine[];
+  const engines = requested.filter((engine) => engine === 'pglite' || (engine === 'postgres' && postgresUrl));
+  if (requested.includes('postgres') && !postgresUrl) console.warn('PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL');
+  console.log(`machine: ${describeMachine(machine)}`);
+
+  const rows: Row[] = [];
+  const targets: TargetCheck[] = [];
+  const seeds: string[] = [];
+  for (const engine of engines) {
+    const run = await benchEngine(engine, caseNames);
+    rows.push(...run.rows);
+    targets.push(...run.targets);
+    seeds.push(`${engine} ${run.seedSeconds} s`);
+  }
+  const report = renderReport(rows, targets, describeMachine(machine), seeds);
+  console.log(`\n${report}`);
+  if (!args['dry-run']) {
+    await writeResultsSection('org', report);
+    console.log('\nwritten to bench/RESULTS.md (section "org")');
+  }
+}
+
+/** What each row pays for, and what would make it faster; true of every run, so it is part of the report. */
+const WHERE_THE_TIME_GOES = [
+  'Where the time goes. search_memory with full-text search reads every matching item (about 1,200 for a one-word ' +
+    'query at 100,000 items) from the heap and ranks it with ts_rank before the best 20 are known, so its cost grows ' +
+    'with the number of matches, not with the page; two words match fewer items. The trigram fallback answers newest ' +
+    'first from the recorded_at index and stops after one page when a fragment is common. ask adds to its two searches ' +
+    '(memory, then tasks) the operation round trip: the operation and its job are written, a NOTIFY wakes the worker, ' +
+    'which claims the job, runs the assistant and completes the operation, and a second NOTIFY wakes the waiting call. ' +
+    'Compare the one-at-a-time rows with service_context one at a time in the same run: on a busy machine every row ' +
+    'is slower, and the ratio to that baseline is the steadier figure.',
+  '',
+  'If a target is missed on a quiet machine: rank a bounded set of candidates (the newest few thousand matches, read ' +
+    'from an index) instead of every match, or order by rank inside the index (the rum extension, on PostgreSQL only); ' +
+    'and let the process that starts an ask run it at once after its commit instead of handing it to the worker through ' +
+    'the queue (the job stays as the durable fallback).',
+];
+
+function renderReport(rows: Row[], targets: TargetCheck[], machine: string, seeds: string[]): string {
+  const quoted = process.argv.slice(2).map((arg) => (/\s/.test(arg) ? JSON.stringify(arg) : arg));
+  const command = ['npm run bench:org', ...(quoted.length ? ['--', ...quoted] : [])].join(' ');
+  return [
+    '## org — organization MCP tools',
+    '',
+    `Command: \`${command}\` (PostgreSQL from \`BENCH_DATABASE_URL\` or \`TEST_DATABASE_URL\`, in a scratch schema dropped afterwards).`,
+    '',
+    `Machine: ${machine}; load average at end ${Math.round(os.loadavg()[0] * 100) / 100}.`,
+    ...(args.note ? ['', `Note: ${args.note}`] : []),
+    '',
+    `Data: ${memoryItems.toLocaleString('en-US')} memory items in the owner's space, loaded by one INSERT … SELECT over generate_series ` +
+      `(bench/lib/org-seed.ts: made-up words from a 5,000-word vocabulary, skewed so a few words are everywhere and most are rare; ` +
+      `five-word titles, 45-word bodies, two tags), then ANALYZE; loading took ${seeds.join(', ')}.`,
+    '',
+    `Load: every call is a \`tools/call\` round trip over HTTP on one initialized MCP session with the owner's OAuth access token; ` +
+      `the org service runs in a child process of its own and logs one line per request, as deployed. "load" rows: autocannon ` +
+      `${settings.duration} s after a ${settings.warmup} s warm-up, ${settings.connections} connections, loopback; every record_memory ` +
+      `call records a new item (no idempotency_key). "one at a time" rows: ${sequentialCalls} calls in a loop after ` +
+      `${Math.ceil(sequentialCalls / 10)} warm-up calls, each timed from request to full answer; the queries vary per call. ` +
+      'ask is measured without a model: the operation is queued, a job worker runs retrieval and the extractive answer, and ' +
+      'the call returns the succeeded operation.',
+    '',
+    formatTable(
+      ['engine', 'case', 'mode', 'calls/s', 'p50 ms', 'p99 ms', 'calls', 'failed'],
+      rows.map((row) => [row.engine, row.case, row.mode, row.callsPerSecond, row.p50, row.p99, row.calls, row.failures]),
+    ),
+    '',
+    '### Targets',
+    '',
+    ...targets.map((target) => `- ${target.engine}: ${target.text}: ${target.met ? 'met' : '**missed**'}.`),
+    '',
+    ...WHERE_THE_TIME_GOES,
+  ].join('\n');
+}
+
+if (!process.send) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

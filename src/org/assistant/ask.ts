@@ -1,0 +1,70 @@
+/**
+ * `ask` (DESIGN 4.3, 4.5): a question to the built-in assistant, answered as an operation of kind `ask`
+ * from the asker's memory and tasks — in the one space given as `space_id`, or in all of theirs — with citations.
+ *
+ * The runner reads the asker's spaces when it runs (not when the question was asked), so a person removed
+ * from a space meanwhile is not answered from it. It writes nothing but the operation's result, so running
+ * it again after a crash is harmless.
+ */
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Queryable } from '../../platform/database.js';
+import { ASSISTANT_KEY } from '../agents.js';
+import type { OrgContext } from '../context.js';
+import { startOperation, type OperationRunner } from '../operations/operations.js';
+import { agents } from '../schema.js';
+import { listSpaceIdsOfPerson } from '../spaces.js';
+import { extractiveAnswer } from './extractive.js';
+import { modelAnswer, modelConfigOf } from './model.js';
+import { citationRecord, retrieve, type Source } from './retrieval.js';
+
+export const askInput = z
+  .object({
+    question: z.string().trim().min(1).max(2_000),
+    space_id: z.string().min(1).max(200).optional().describe('Answer only from this space; default: every space you belong to'),
+  })
+  .strict();
+export type AskInput = z.output<typeof askInput>;
+
+/** The result of a succeeded `ask` operation. */
+export const askResult = z.object({
+  answer: z.string(),
+  citations: z.array(citationRecord),
+  /** `model` when the configured model answered, `extractive` when the items were quoted instead. */
+  answered_by: z.enum(['extractive', 'model']),
+});
+export type AskResult = z.infer<typeof askResult>;
+
+const askOperationInput = z.object({ question: z.string() });
+
+/** Starts the question's operation in `db` (the idempotency key's transaction); returns its id. */
+export async function startAsk(ctx: OrgContext, db: Queryable, input: AskInput, caller: { personId: string; clientId: string }): Promise<string> {
+  const [assistant] = await db.select({ id: agents.id }).from(agents).where(eq(agents.key, ASSISTANT_KEY));
+  return startOperation(ctx, db, {
+    kind: 'ask',
+    personId: caller.personId,
+    clientId: caller.clientId,
+    agentId: assistant?.id ?? null,
+    spaceId: input.space_id ?? null,
+    input: { question: input.question },
+  });
+}
+
+export const runAsk: OperationRunner = async (ctx, operation) => {
+  const { question } = askOperationInput.parse(operation.input);
+  const spaceIds = await listSpaceIdsOfPerson(ctx.db, operation.personId);
+  const sources = await retrieve(ctx.db, question, operation.spaceId ? spaceIds.filter((id) => id === operation.spaceId) : spaceIds);
+  return { status: 'succeeded', result: await answer(ctx, question, sources) };
+};
+
+/** The model's answer when one is configured and there is something to ground it on; else, or when it fails, extractive. */
+async function answer(ctx: OrgContext, question: string, sources: Source[]): Promise<AskResult> {
+  const model = modelConfigOf(ctx.config.llm);
+  if (!model || sources.length === 0) return extractiveAnswer(sources);
+  try {
+    return await modelAnswer(model, question, sources);
+  } catch (error) {
+    ctx.log.warn({ err: error }, 'the assistant model failed; answering extractively');
+    return extractiveAnswer(sources);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * What starting any service in a test takes (content.ts, org.ts): a fresh database unless one is shared, a
+ * temporary data directory, and a port known before the service is built, so its public URL is part of its
+ * configuration from the start, as in a deployment. `close()` undoes all of it.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { testDatabase, type Engine, type TestDatabase } from './databases.js';
+
+export interface Service {
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** What the service is built from: the parts every service configuration shares. */
+export interface ServicePlace {
+  host: string;
+  port: number;
+  /** `http://127.0.0.1:<port>`. */
+  url: string;
+  dataDir: string;
+  database: TestDatabase;
+}
+
+export interface StartedService<S extends Service> {
+  url: string;
+  service: S;
+  close(): Promise<void>;
+}
+
+/**
+ * A port the operating system has just handed out for port 0 and released again. Another process could take
+ * it in the moment between, which the kernel's port allocation makes unlikely; the service then fails to
+ * listen rather than answering for someone else.
+ */
+async function freePort(host: string): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, host, resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export async function startService<S extends Service>(
+  engine: Engine,
+  options: { prefix: string; database?: TestDatabase },
+  build: (place: ServicePlace) => Promise<S>,
+): Promise<StartedService<S>> {
+  const database = options.database ?? testDatabase(engine);
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), `atrium-${options.prefix}-`));
+  const host = '127.0.0.1';
+  const port = await freePort(host);
+  const service = await build({ host, port, url: `http://${host}:${port}`, dataDir, database });
+  const url = await service.listen();
+  return {
+    url,
+    service,
+    async close() {
+      await service.close();
+      if (!options.database) await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
