@@ -433,14 +433,38 @@ agents:
       expect(await mcp.callOk('get_operation', { operation_id: work.operationId })).toMatchObject({ status: 'running', progress: [] });
     });
 
-    it('questions belong to task deliveries; memory and capabilities are not available yet', async () => {
+    it('records memory in the operation’s space with this agent and operation as provenance, and searches it', async () => {
+      const work = await acceptedWork();
+      const recorded = await report(`${work.url}/memory`, work.token, { kind: 'fact', title: 'Pricing page', body: 'The pricing page moved to /plans', tags: ['web'] });
+      expect(recorded.status).toBe(201);
+      expect(recorded.body).toMatchObject({
+        kind: 'fact',
+        title: 'Pricing page',
+        space_id: spaceId,
+        status: 'current',
+        provenance: {
+          recorded_by: { type: 'agent', id: ids.scripted, name: 'Scripted' },
+          on_behalf_of: { person_id: expect.stringMatching(/^per_/) },
+          operation_id: work.operationId,
+        },
+      });
+      const search = await fetch(`${work.url}/memory?query=pricing`, { headers: { authorization: `Bearer ${work.token}` } });
+      expect(search.status).toBe(200);
+      expect((await search.json()).items.map((item: any) => item.id)).toContain(recorded.body.id);
+      // The person finds what the agent recorded, with its provenance.
+      const found = await mcp.callOk('search_memory', { query: 'pricing', space_id: spaceId });
+      expect(found.items.find((item: any) => item.id === recorded.body.id)?.provenance.operation_id).toBe(work.operationId);
+      const bad = await report(`${work.url}/memory`, work.token, { kind: 'rumour', title: 'x', body: 'y' });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe('invalid_request');
+      expectUnauthorized(await report(`${work.url}/memory`, 'cbt_wrong', { kind: 'fact', title: 'x', body: 'y' }));
+    });
+
+    it('questions belong to task deliveries; capabilities are not available yet', async () => {
       const work = await acceptedWork();
       const question = await report(`${work.url}/questions`, work.token, { text: 'deadline?' });
       expect(question.status).toBe(400);
       expect(question.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/task deliveries only/) });
-      const search = await fetch(`${work.url}/memory?query=pricing`, { headers: { authorization: `Bearer ${work.token}` } });
-      expect(search.status).toBe(501);
-      expect((await search.json()).error.code).toBe('not_implemented');
       const execute = await report(`${work.url}/capabilities/cap_x/execute`, work.token, { input: {}, idempotency_key: 'k1' });
       expect(execute.status).toBe(501);
       expect(execute.body.error.code).toBe('not_implemented');

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { HttpServer } from '../../platform/http.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
+import { MEMORY_KINDS, memoryItemRecord, memoryPage, recordMemory, recordMemoryInput, searchMemory } from '../memory.js';
 import { findOperation, operationRecord, toOperationRecord, type OperationRecord } from '../operations/operations.js';
 import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
 import { authenticateCallback } from './callback-tokens.js';
@@ -28,7 +29,12 @@ const failBody = z.strictObject({
 const questionBody = z.strictObject({ text: z.string().min(1).max(2000) });
 const executeBody = z.strictObject({ input: z.record(z.string(), z.unknown()), idempotency_key: z.string().min(1).max(200) });
 const executeParams = params.extend({ capability_id: z.string().min(1).max(200) });
-const memoryQuery = z.strictObject({ query: z.string().min(1).max(500) });
+const memoryQuery = z.strictObject({
+  query: z.string().min(1).max(500),
+  kind: z.enum(MEMORY_KINDS).optional(),
+  limit: z.coerce.number().int().min(1).max(50).optional(),
+  cursor: z.string().min(1).max(1000).optional(),
+});
 const reported = z.object({ operation: operationRecord });
 
 const tags = ['agent API'];
@@ -92,15 +98,40 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
         async (request) => ({ question_id: await askQuestion(ctx, ctx.db, stillRunning(current(request)), request.body.text) }),
       );
 
-      scope.get('/memory', { schema: { tags, summary: "Search the organization's memory", params, querystring: memoryQuery } }, async (request) => {
-        stillRunning(current(request));
-        throw orgErrors.notImplemented('memory search for agents');
-      });
+      scope.get(
+        '/memory',
+        { schema: { tags, summary: "Search memory in the operation's space", params, querystring: memoryQuery, response: { 200: memoryPage } } },
+        async (request) => {
+          const spaceId = spaceOf(stillRunning(current(request)));
+          return searchMemory(ctx.db, { ...request.query, space_id: spaceId }, { spaceIds: [spaceId] });
+        },
+      );
 
-      scope.post('/memory', { schema: { tags, summary: "Record memory in the operation's space", params } }, async (request) => {
-        stillRunning(current(request));
-        throw orgErrors.notImplemented('recording memory for agents');
-      });
+      scope.post(
+        '/memory',
+        {
+          schema: {
+            tags,
+            summary: "Record memory in the operation's space, recorded by this agent from this operation",
+            params,
+            body: recordMemoryInput.omit({ space_id: true }),
+            response: { 201: memoryItemRecord },
+          },
+        },
+        async (request, reply) => {
+          const operation = stillRunning(current(request));
+          const spaceId = spaceOf(operation);
+          const recorder = {
+            type: 'agent' as const,
+            agentId: operation.agentId!,
+            onBehalfOfPersonId: operation.personId,
+            operationId: operation.id,
+            clientId: operation.clientId,
+          };
+          const item = await ctx.db.transaction((tx) => recordMemory(tx, { ...request.body, space_id: spaceId }, recorder, { spaceIds: [spaceId] }));
+          return reply.code(201).send(item);
+        },
+      );
 
       scope.post(
         '/capabilities/:capability_id/execute',
@@ -127,6 +158,12 @@ function stillRunning(operation: OperationRow): OperationRow {
     throw orgErrors.invalidState(`the operation is ${operation.status}, so it takes no more reports`, { status: operation.status });
   }
   return operation;
+}
+
+/** DESIGN 4.5: memory an agent reads and records is its operation's space's. */
+function spaceOf(operation: OperationRow): string {
+  if (!operation.spaceId) throw orgErrors.invalidRequest('this operation is not placed in a space, so it has no memory to search or record in');
+  return operation.spaceId;
 }
 
 async function reload(ctx: OrgContext, id: string): Promise<OperationRecord> {
