@@ -93,8 +93,9 @@ export async function openOrgSession(url: string, accessToken: string, clientNam
   });
   const session = init.headers.get('mcp-session-id');
   if (init.status !== 200 || !session) throw new Error(`initialize failed: ${init.status} ${await init.text()}`);
+  await init.text();
   const headers = { ...base, 'mcp-session-id': session };
-  await fetch(`${url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  await (await fetch(`${url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
   return headers;
 }
 
