@@ -15,7 +15,7 @@
  *
  * PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, in a scratch schema dropped afterwards.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,23 +23,16 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
-import { approveAuthorizationRequest, startAuthorization } from '../src/auth/authorization.js';
 import { registerClient } from '../src/auth/clients.js';
 import { mcpResource } from '../src/auth/resource.js';
-import type { DatabaseConfig, OrgConfig } from '../src/config.js';
+import type { DatabaseConfig } from '../src/config.js';
 import { createOrgService } from '../src/org/service.js';
 import { dropSchema } from '../src/platform/database.js';
 import { serveChild, startChild, type ChildServer } from './lib/child.js';
 import { measure, summarize, type LoadResult } from './lib/load.js';
+import { benchEngines, benchOrgConfig, exchangeForm, type Engine, openOrgSession, prepareCode, probeTool, REDIRECT_URI, statusText } from './lib/org.js';
 import { describeMachine, machineInfo } from './lib/machine.js';
 import { formatTable, writeResultsSection } from './lib/report.js';
-
-type Engine = 'pglite' | 'postgres';
-
-const REDIRECT_URI = 'http://127.0.0.1/callback';
-/** One PKCE pair for every prepared code: the server still hashes and compares it on each exchange. */
-const CODE_VERIFIER = 'bench-code-verifier-0123456789-abcdefghijklmnopqrstuvwxyz';
-const CODE_CHALLENGE = createHash('sha256').update(CODE_VERIFIER).digest('base64url');
 
 interface ServerOptions {
   database: DatabaseConfig;
@@ -60,19 +53,7 @@ interface ServerInfo {
 
 if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
   serveChild<ServerOptions, ServerInfo>(async (options) => {
-    const config: OrgConfig = {
-      host: '127.0.0.1',
-      port: 0,
-      publicUrl: 'http://127.0.0.1',
-      authPublicUrl: 'http://127.0.0.1',
-      database: options.database,
-      dataDir: options.dataDir,
-      admin: { email: 'owner@example.com', password: 'bench-owner-password' },
-      cimdAllowLoopback: false,
-      llm: {},
-      // As deployed: one structured log line per request (the parent sends them to a file).
-      logLevel: 'info',
-    };
+    const config = benchOrgConfig(options.database, options.dataDir);
     const service = await createOrgService(config);
     const url = await service.listen();
     config.publicUrl = url;
@@ -81,24 +62,8 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
     const [owner] = await ctx.database.rows<{ id: string }>(sql`SELECT id FROM people WHERE role = 'owner' LIMIT 1`);
     const client = await registerClient(ctx, { client_name: 'bench', redirect_uris: [REDIRECT_URI] });
 
-    async function prepareCode(): Promise<string> {
-      const { location } = await startAuthorization(ctx, {
-        response_type: 'code',
-        client_id: client.id,
-        redirect_uri: REDIRECT_URI,
-        code_challenge: CODE_CHALLENGE,
-        code_challenge_method: 'S256',
-        resource: mcpResource(config),
-        scope: 'service:ask memory:read',
-        state: 'bench',
-      });
-      const id = new URL(location, url).searchParams.get('request');
-      if (!id) throw new Error(`authorization request refused: ${location}`);
-      return new URL(await approveAuthorizationRequest(ctx, id, owner.id)).searchParams.get('code')!;
-    }
-
     const codes: string[] = [];
-    while (codes.length < options.codes + 1) codes.push(...(await Promise.all(Array.from({ length: 20 }, prepareCode))));
+    while (codes.length < options.codes + 1) codes.push(...(await Promise.all(Array.from({ length: 20 }, () => prepareCode(ctx, config, client.id, owner.id, 'service:ask memory:read')))));
     const [first, ...rest] = codes;
     const tokens = await fetch(`${url}/oauth/token`, { method: 'POST', body: exchangeForm(client.id, config, first) }).then((r) => r.json());
     if (!tokens.access_token) throw new Error(`token exchange failed: ${JSON.stringify(tokens)}`);
@@ -107,17 +72,6 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
       info: { clientId: client.id, resource: mcpResource(config), codes: rest.slice(0, options.codes), accessToken: tokens.access_token },
       close: () => service.close(),
     };
-  });
-}
-
-function exchangeForm(clientId: string, config: { publicUrl: string }, code: string): URLSearchParams {
-  return new URLSearchParams({
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: REDIRECT_URI,
-    client_id: clientId,
-    code_verifier: CODE_VERIFIER,
-    resource: `${config.publicUrl}/mcp`,
   });
 }
 
@@ -146,10 +100,7 @@ async function main(): Promise<void> {
   });
   const exchanges = Number(args.exchanges);
   const settings = { duration: Number(args.duration), warmup: Number(args.warmup), connections: Number(args.connections), pipelining: 1 };
-  const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  const requested = args.engines.split(',') as Engine[];
-  const engines = requested.filter((engine) => engine === 'pglite' || (engine === 'postgres' && postgresUrl));
-  if (requested.includes('postgres') && !postgresUrl) console.warn('PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL');
+  const { engines, postgresUrl } = benchEngines(args.engines);
   const machine = machineInfo();
   console.log(`machine: ${describeMachine(machine)}`);
 
@@ -184,7 +135,8 @@ async function runEngine(engine: Engine, postgresUrl: string | undefined, exchan
     const exchange = await exchangeCodes(url, info, info.codes.slice(warmupExchanges), settings.connections, config);
 
     console.log(`[${engine}] service_context: ${settings.duration} s`);
-    const headers = await openSession(url, info.accessToken);
+    const headers = await openOrgSession(url, info.accessToken, 'bench-auth');
+    await probeTool(url, headers, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'service_context', arguments: {} } }), '"person"');
     const serviceContext = await measure(
       url,
       {
@@ -225,43 +177,7 @@ async function exchangeCodes(url: string, info: ServerInfo, codes: string[], con
   return summarize(result);
 }
 
-/** initialize + notifications/initialized; returns the headers each tools/call carries. */
-async function openSession(url: string, accessToken: string): Promise<Record<string, string>> {
-  const base = {
-    authorization: `Bearer ${accessToken}`,
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2025-06-18',
-  };
-  const init = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: base,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench-auth', version: '1.0.0' } },
-    }),
-  });
-  const session = init.headers.get('mcp-session-id');
-  if (init.status !== 200 || !session) throw new Error(`initialize failed: ${init.status} ${await init.text()}`);
-  const headers = { ...base, 'mcp-session-id': session };
-  await fetch(`${url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
-  const probe = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'service_context', arguments: {} } }),
-  });
-  const text = await probe.text();
-  if (probe.status !== 200 || text.includes('"isError":true')) throw new Error(`service_context failed: ${probe.status} ${text}`);
-  return headers;
-}
-
 function renderReport(rows: Row[], machine: string, command: string, exchanges: number, note: string | undefined): string {
-  const statusText = (result: LoadResult) =>
-    Object.entries(result.statuses)
-      .map(([code, count]) => `${code}×${count.toLocaleString('en-US')}`)
-      .join(' ') + (result.errors + result.timeouts > 0 ? ` errors×${result.errors + result.timeouts}` : '');
   return [
     '## auth — token endpoint and authenticated service_context',
     '',

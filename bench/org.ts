@@ -32,6 +32,7 @@ import type { ChildServer } from './lib/child.js';
 import { measure, type LoadCase, type LoadResult, type LoadSettings } from './lib/load.js';
 import { describeMachine, machineInfo } from './lib/machine.js';
 import { startOrgServer, type OrgServerInfo } from './lib/org-server.js';
+import { openOrgSession } from './lib/org.js';
 import { formatTable, writeResultsSection } from './lib/report.js';
 
 type Engine = 'pglite' | 'postgres';
@@ -242,31 +243,6 @@ async function callTool(bench: OrgBench, name: string, toolArgs: Record<string, 
   return { ok: Boolean(ok), text };
 }
 
-async function openSession(url: string, accessToken: string): Promise<Record<string, string>> {
-  const base = {
-    authorization: `Bearer ${accessToken}`,
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2025-06-18',
-  };
-  const init = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: base,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench-org', version: '1.0.0' } },
-    }),
-  });
-  const session = init.headers.get('mcp-session-id');
-  if (init.status !== 200 || !session) throw new Error(`initialize failed: ${init.status} ${await init.text()}`);
-  await init.text();
-  const headers = { ...base, 'mcp-session-id': session };
-  await (await fetch(`${url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
-  return headers;
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Running and reporting
 
@@ -280,7 +256,7 @@ async function benchEngine(engine: Engine, caseNames: string[]): Promise<{ rows:
   try {
     server = await startOrgServer({ database, dataDir, memoryItems }, { stdoutFile: logFile });
     console.log(`[${engine}] loaded in ${server.info.memory?.seconds ?? 0} s; log ${logFile}`);
-    const bench: OrgBench = { engine, url: server.url, info: server.info, headers: await openSession(server.url, server.info.accessToken), rows: [] };
+    const bench: OrgBench = { engine, url: server.url, info: server.info, headers: await openOrgSession(server.url, server.info.accessToken, 'bench-org'), rows: [] };
     const targets: TargetCheck[] = [];
     for (const name of caseNames) {
       const measured = await CASES[name].run(bench);

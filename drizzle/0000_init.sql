@@ -123,7 +123,8 @@ CREATE TABLE "roadmap_votes" (
 CREATE TABLE "agent_usage" (
 	"agent_id" text NOT NULL,
 	"month" text NOT NULL,
-	"units" integer DEFAULT 0 NOT NULL,
+	"used" integer DEFAULT 0 NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "agent_usage_agent_id_month_pk" PRIMARY KEY("agent_id","month")
 );
 --> statement-breakpoint
@@ -142,6 +143,13 @@ CREATE TABLE "agents" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "agents_key_unique" UNIQUE("key")
+);
+--> statement-breakpoint
+CREATE TABLE "callback_tokens" (
+	"hash" text PRIMARY KEY NOT NULL,
+	"operation_id" text NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "capabilities" (
@@ -177,6 +185,19 @@ CREATE TABLE "decisions" (
 	"resolved_by" text,
 	"note" text,
 	CONSTRAINT "decisions_operation_id_unique" UNIQUE("operation_id")
+);
+--> statement-breakpoint
+CREATE TABLE "deliveries" (
+	"id" text PRIMARY KEY NOT NULL,
+	"operation_id" text NOT NULL,
+	"type" text NOT NULL,
+	"content" jsonb NOT NULL,
+	"status" text DEFAULT 'pending' NOT NULL,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"first_attempt_at" timestamp with time zone,
+	"last_error" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "gate_verdicts" (
@@ -438,10 +459,12 @@ CREATE TABLE "oauth_tokens" (
 ALTER TABLE "roadmap_votes" ADD CONSTRAINT "roadmap_votes_item_id_roadmap_items_id_fk" FOREIGN KEY ("item_id") REFERENCES "roadmap_items"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "agent_usage" ADD CONSTRAINT "agent_usage_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "agents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "agents" ADD CONSTRAINT "agents_responsible_person_id_people_id_fk" FOREIGN KEY ("responsible_person_id") REFERENCES "people"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "callback_tokens" ADD CONSTRAINT "callback_tokens_operation_id_operations_id_fk" FOREIGN KEY ("operation_id") REFERENCES "operations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "decisions" ADD CONSTRAINT "decisions_capability_id_capabilities_id_fk" FOREIGN KEY ("capability_id") REFERENCES "capabilities"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "decisions" ADD CONSTRAINT "decisions_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "agents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "decisions" ADD CONSTRAINT "decisions_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "spaces"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "decisions" ADD CONSTRAINT "decisions_resolved_by_people_id_fk" FOREIGN KEY ("resolved_by") REFERENCES "people"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "deliveries" ADD CONSTRAINT "deliveries_operation_id_operations_id_fk" FOREIGN KEY ("operation_id") REFERENCES "operations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "idempotency_keys" ADD CONSTRAINT "idempotency_keys_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "people"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "learned_rules" ADD CONSTRAINT "learned_rules_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "agents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "learned_rules" ADD CONSTRAINT "learned_rules_capability_id_capabilities_id_fk" FOREIGN KEY ("capability_id") REFERENCES "capabilities"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -474,7 +497,9 @@ CREATE INDEX "changelog_entries_search_idx" ON "changelog_entries" USING gin ("s
 CREATE INDEX "roadmap_items_order_idx" ON "roadmap_items" USING btree ("priority_rank" DESC NULLS LAST,"updated_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "roadmap_items_search_idx" ON "roadmap_items" USING gin ("search_text" gin_trgm_ops) WITH (fastupdate=false);--> statement-breakpoint
 CREATE UNIQUE INDEX "agents_client_person_idx" ON "agents" USING btree ("client_id","responsible_person_id") WHERE kind = 'client';--> statement-breakpoint
+CREATE INDEX "callback_tokens_operation_idx" ON "callback_tokens" USING btree ("operation_id");--> statement-breakpoint
 CREATE INDEX "decisions_status_idx" ON "decisions" USING btree ("status","created_at");--> statement-breakpoint
+CREATE INDEX "deliveries_operation_idx" ON "deliveries" USING btree ("operation_id");--> statement-breakpoint
 CREATE INDEX "gate_verdicts_operation_idx" ON "gate_verdicts" USING btree ("operation_id");--> statement-breakpoint
 CREATE INDEX "idempotency_keys_created_idx" ON "idempotency_keys" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "learned_rules_agent_idx" ON "learned_rules" USING btree ("agent_id");--> statement-breakpoint

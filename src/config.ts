@@ -49,6 +49,10 @@ const envSchema = z.object({
   LLM_MODEL: optionalText,
   /** How long the assistant waits for the model before answering extractively instead. */
   LLM_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(10),
+  /** How long an agent's webhook delivery is retried before its operation fails `undeliverable` (DESIGN 4.5). */
+  AGENT_DELIVERY_WINDOW_SECONDS: z.coerce.number().int().min(1).default(600),
+  /** How long one delivery attempt waits for the agent's answer. */
+  AGENT_DELIVERY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(10),
   /**
    * Reverse proxies whose X-Forwarded-For is believed (Fastify's `trustProxy`): `true`, or a comma-separated
    * list of their addresses/CIDRs. Unset: the socket address is the client, so per-client rate limits stay
@@ -119,12 +123,27 @@ export interface OrgConfig {
   content?: { url: string; apiSecret?: string; beside?: boolean };
   /** The assistant's optional model (DESIGN 4.5); `timeoutMs` defaults to 10 s. */
   llm: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs?: number };
+  /**
+   * Resolves a secret the organization file names by environment variable (`secret_env`, DESIGN 4.2);
+   * absent, no such secret is available. Read per use, so a secret set after the file was applied counts.
+   */
+  resolveSecret?: SecretResolver;
+  /** Webhook delivery to agents (delivery/deliveries.ts); defaults: 600-second retry window, 10-second attempts. */
+  delivery?: { windowSeconds?: number; timeoutSeconds?: number };
   trustProxy?: string;
   logLevel: string;
   /** `json` unless set (tests build configs by hand). */
   logFormat?: 'pretty' | 'json';
   /** Serves `GET /metrics`; off unless set. */
   metrics?: boolean;
+}
+
+/** The value of a named secret (`secret_env`), or undefined when it is not set. */
+export type SecretResolver = (name: string) => string | undefined;
+
+/** Secrets named by the organization file, read from `env` (by default this process's environment). */
+export function secretResolver(env: NodeJS.ProcessEnv = process.env): SecretResolver {
+  return (name) => env[name] || undefined;
 }
 
 export interface Config {
@@ -184,6 +203,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, terminal = proc
     refreshReuseSeconds: e.OAUTH_REFRESH_REUSE_SECONDS,
     content: { url: contentPublicUrl, apiSecret: e.CONTENT_API_SECRET },
     llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL, timeoutMs: e.LLM_TIMEOUT_SECONDS * 1000 },
+    resolveSecret: secretResolver(env),
+    delivery: { windowSeconds: e.AGENT_DELIVERY_WINDOW_SECONDS, timeoutSeconds: e.AGENT_DELIVERY_TIMEOUT_SECONDS },
     trustProxy: e.TRUST_PROXY,
     ...observability,
   };

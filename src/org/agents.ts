@@ -3,8 +3,12 @@
  * connected clients — every OAuth client a person authorized becomes an agent of kind `client` with that
  * person responsible and the organization's default client autonomy.
  */
-import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, ne, or, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { SecretResolver } from '../config.js';
 import type { Queryable } from '../platform/database.js';
+import { usageOfAgents, usageRecord } from './agent-usage.js';
+import { orgErrors } from './errors.js';
 import { newId } from './ids.js';
 import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../platform/upsert.js';
 import { agents, organization } from './schema.js';
@@ -107,4 +111,88 @@ export async function listReachableAgents(db: Queryable): Promise<AgentSummary[]
     .from(agents)
     .where(and(ne(agents.kind, 'client'), eq(agents.status, 'active')))
     .orderBy(sql`${agents.kind} = 'builtin' DESC`, asc(agents.name));
+}
+
+export type AgentRow = typeof agents.$inferSelect;
+
+/** What service_context shows of each agent a person can reach. */
+export const agentSummaryRecord = z.object({
+  id: z.string(),
+  key: z.string().nullable(),
+  name: z.string(),
+  description: z.string(),
+  kind: z.enum(['builtin', 'declared', 'client']),
+  autonomy: z.number(),
+});
+
+/** An agent as list_agents shows it (DESIGN 4.3), with its month's usage against its budget. */
+export const agentRecord = agentSummaryRecord.extend({
+  status: z.enum(['active', 'disabled']),
+  /** Whether message_agent can reach it: an active agent with a webhook delivery. */
+  messageable: z.boolean(),
+  usage: usageRecord,
+});
+export type AgentRecord = z.infer<typeof agentRecord>;
+
+/**
+ * The organization's agents as a person sees them: the assistant, every declared agent (disabled ones too,
+ * with their status), and the person's own connected clients — not other people's.
+ */
+export async function listAgents(db: Queryable, personId: string): Promise<AgentRecord[]> {
+  const rows = await db
+    .select()
+    .from(agents)
+    .where(or(ne(agents.kind, 'client'), eq(agents.responsiblePersonId, personId)))
+    .orderBy(sql`${agents.kind} = 'builtin' DESC`, sql`${agents.kind} = 'client'`, asc(agents.name), asc(agents.id));
+  const usage = await usageOfAgents(db, rows.map((row) => row.id));
+  return rows.map((row) => ({
+    id: row.id,
+    key: row.key,
+    name: row.name,
+    description: row.description,
+    kind: row.kind,
+    autonomy: row.autonomy,
+    status: row.status,
+    messageable: row.status === 'active' && webhookDelivery.safeParse(row.delivery).success,
+    usage: usage.get(row.id)!,
+  }));
+}
+
+export async function findAgent(db: Queryable, id: string): Promise<AgentRow | undefined> {
+  const [row] = await db.select().from(agents).where(eq(agents.id, id));
+  return row;
+}
+
+/** DESIGN 4.2: `delivery: { kind: webhook, url, secret_env }`, as the organization file stored it. */
+const webhookDelivery = z.object({ kind: z.literal('webhook'), url: z.string().url(), secret_env: z.string().optional() });
+
+export interface WebhookTarget {
+  url: string;
+  /** The Standard Webhooks signing secret, `whsec_…`. */
+  secret: string;
+}
+
+/**
+ * Where and with which secret work for `agent` is delivered (DESIGN 4.5), or the catalogued refusal saying
+ * why it cannot receive work: disabled, the built-in assistant (asked with `ask`), a connected client, no
+ * webhook, or a signing secret that is not set.
+ */
+export function webhookTarget(agent: AgentRow, resolveSecret: SecretResolver | undefined): WebhookTarget {
+  if (agent.status === 'disabled') throw orgErrors.agentDisabled(agent.name);
+  if (agent.kind === 'builtin') {
+    throw orgErrors.agentUnreachable(`the ${agent.name} is not messaged: put your question to it with the ask tool`, { use_tool: 'ask' });
+  }
+  if (agent.kind === 'client') {
+    throw orgErrors.agentUnreachable(`${agent.name} is a connected application: it calls the organization's tools itself and receives no messages`);
+  }
+  const delivery = webhookDelivery.safeParse(agent.delivery);
+  if (!delivery.success) throw orgErrors.agentUnreachable(`the agent ${agent.name} has no delivery, so it cannot receive work`);
+  const name = delivery.data.secret_env;
+  const secret = name ? resolveSecret?.(name) : undefined;
+  if (!secret || !secret.startsWith('whsec_')) {
+    throw orgErrors.agentUnreachable(
+      `the agent ${agent.name} cannot be reached: its signing secret${name ? ` (${name})` : ''} is not set to a whsec_ value on the server`,
+    );
+  }
+  return { url: delivery.data.url, secret };
 }

@@ -26,7 +26,7 @@ import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../platf
 import { agents, capabilities, gateVerdicts } from './schema.js';
 import { checkCapabilityInput } from './input-schema.js';
 import { loadGateRules } from './rules.js';
-import { agentUsage, chargeAgent } from './usage.js';
+import { agentUsage, chargeAgent, usageMonth } from './agent-usage.js';
 
 export interface CapabilityInput {
   key: string;
@@ -159,7 +159,7 @@ export async function evaluateGate(
   const inputs: GateInputs = {
     now: now.toISOString(),
     capability,
-    agent: { ...agentBase, spent: await agentUsage(db, subject.agent.id, now) },
+    agent: { ...agentBase, spent: (await agentUsage(db, subject.agent.id, usageMonth(now)))?.used ?? 0 },
     input: subject.input,
     rules: await loadGateRules(db),
   };

@@ -21,7 +21,6 @@ export const ORG_ERROR_CODES = {
   agent_disabled: 409,
   agent_unreachable: 409,
   budget_exceeded: 500,
-  not_implemented: 501,
 } as const satisfies ErrorCodes;
 
 const orgError = errorMaker(ORG_ERROR_CODES);
@@ -59,7 +58,6 @@ export const orgErrors = {
   /** Spec 7.1: HTTP 500 while the work goes on; the retry with the same key returns what it produced. */
   budgetExceeded: (seconds: number) =>
     orgError('budget_exceeded', `the tool ran past its ${seconds}-second budget; its work may still finish: retry with the same idempotency_key`),
-  notImplemented: (what: string) => orgError('not_implemented', `${what} is not available yet`),
 } as const;
 
 /** The `error.code` of a failed operation (DESIGN 4.4, 4.5), beside codes of the catalogue above. */

@@ -1,7 +1,8 @@
 /**
  * Housekeeping of the org service: deletes what can never be used again, so no table grows for ever —
  * spent OAuth rows (auth/retention.ts), expired web sessions, passed rate-limit windows, MCP sessions
- * that ended or sat idle for a day, and idempotency keys past their 24 hours.
+ * that ended or sat idle for a day, idempotency keys past their 24 hours, and agent API callback tokens that
+ * can no longer authenticate.
  *
  * It runs as the periodic durable job `org.housekeeping` every ten minutes (platform/jobs.ts periodicJob):
  * however many processes share the database, one of them claims each run; every process ensures at start
@@ -13,6 +14,7 @@ import { deleteFailedJobs, periodicJob, type JobHandler } from '../platform/jobs
 import { deleteStaleSessions } from '../platform/mcp/sessions.js';
 import { deletePassedWindows } from '../platform/rate-limit.js';
 import type { OrgContext } from './context.js';
+import { deleteExpiredCallbackTokens } from './delivery/callback-tokens.js';
 import { ORG_MCP_SESSION_SCOPE } from './mcp/server.js';
 import { deleteExpiredIdempotencyKeys } from './operations/idempotency.js';
 import { deleteExpiredWebSessions } from './web/sessions.js';
@@ -28,6 +30,7 @@ export interface HousekeepingReport extends OAuthSweep {
   mcpSessions: number;
   failedJobs: number;
   idempotencyKeys: number;
+  callbackTokens: number;
 }
 
 /** One sweep; each delete is idempotent, so two overlapping runs are harmless. */
@@ -39,6 +42,7 @@ export async function runHousekeeping(db: Queryable): Promise<HousekeepingReport
     mcpSessions: await deleteStaleSessions(db, ORG_MCP_SESSION_SCOPE, MCP_SESSION_IDLE_SECONDS),
     failedJobs: await deleteFailedJobs(db),
     idempotencyKeys: await deleteExpiredIdempotencyKeys(db),
+    callbackTokens: await deleteExpiredCallbackTokens(db),
   };
 }
 

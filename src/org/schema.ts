@@ -256,17 +256,6 @@ export const learnedRules = pgTable(
   (table) => [index('learned_rules_agent_idx').on(table.agentId)],
 );
 
-/** Capability cost an agent spent per calendar month (UTC, `YYYY-MM`), against its budget (DESIGN 4.5). */
-export const agentUsage = pgTable(
-  'agent_usage',
-  {
-    agentId: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
-    month: text('month').notNull(),
-    units: integer('units').notNull().default(0),
-  },
-  (table) => [primaryKey({ columns: [table.agentId, table.month] })],
-);
-
 // ---------------------------------------------------------------------------------------------------------
 // Tracked tasks (DESIGN 4.1, 4.3, 4.5): tasks, their progress events and their questions (org/tasks.ts).
 // ---------------------------------------------------------------------------------------------------------
@@ -407,4 +396,59 @@ export const memoryItems = pgTable(
     index('memory_items_recorded_idx').on(table.recordedAt),
     uniqueIndex('memory_items_supersedes_idx').on(table.supersedes),
   ],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Agents at work (DESIGN 4.5): monthly usage, webhook deliveries and the agent API's callback tokens.
+// ---------------------------------------------------------------------------------------------------------
+
+/** Units an agent used per calendar month (UTC), `month` as `YYYY-MM`; charged by the gate (agent-usage.ts). */
+export const agentMonthlyUsage = pgTable(
+  'agent_usage',
+  {
+    agentId: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+    month: text('month').notNull(),
+    used: integer('used').notNull().default(0),
+    updatedAt: updatedAt(),
+  },
+  (table) => [primaryKey({ columns: [table.agentId, table.month] })],
+);
+
+/**
+ * One piece of work sent to an agent's webhook (delivery/deliveries.ts): a message, an assigned task, or the
+ * answer to a task's question. Its id is the `webhook-id` of every attempt, so the agent can drop repeats.
+ */
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    id: text('id').primaryKey(),
+    operationId: text('operation_id').notNull().references(() => operations.id, { onDelete: 'cascade' }),
+    type: text('type', { enum: ['message', 'task', 'answer'] }).notNull(),
+    /** What the body carries beside the envelope (`text`, `task`, `answer`), fixed when the delivery is made. */
+    content: jsonb('content').notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    /** The retry window (DESIGN 4.5: 10 minutes) counts from the first attempt. */
+    firstAttemptAt: timestamp('first_attempt_at', { withTimezone: true, mode: 'string' }),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index('deliveries_operation_idx').on(table.operationId)],
+);
+
+/**
+ * Bearer tokens of the agent API (`callback.token`): random, only their SHA-256 stored. Each attempt of a
+ * delivery carries a fresh one; every token of an operation stays valid until `expires_at`, and never longer
+ * than a grace period after the operation ends (delivery/callback-tokens.ts).
+ */
+export const callbackTokens = pgTable(
+  'callback_tokens',
+  {
+    hash: text('hash').primaryKey(),
+    operationId: text('operation_id').notNull().references(() => operations.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'string' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index('callback_tokens_operation_idx').on(table.operationId)],
 );

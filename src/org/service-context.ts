@@ -7,7 +7,7 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../platform/database.js';
-import { listReachableAgents } from './agents.js';
+import { agentSummaryRecord, listReachableAgents } from './agents.js';
 import { getPerson } from './people.js';
 import { agents, organization } from './schema.js';
 import { listSpacesOfPerson } from './spaces.js';
@@ -17,16 +17,7 @@ export const serviceContextRecord = z.object({
   person: z.object({ id: z.string(), name: z.string(), email: z.string(), role: z.enum(['owner', 'admin', 'member']) }),
   organization: z.object({ id: z.string(), name: z.string() }).nullable(),
   client: z.object({ client_id: z.string(), agent_id: z.string().nullable(), name: z.string().nullable(), autonomy: z.number().nullable() }),
-  agents: z.array(
-    z.object({
-      id: z.string(),
-      key: z.string().nullable(),
-      name: z.string(),
-      description: z.string(),
-      kind: z.enum(['builtin', 'declared', 'client']),
-      autonomy: z.number(),
-    }),
-  ),
+  agents: z.array(agentSummaryRecord),
   spaces: z.array(z.object({ id: z.string(), key: z.string(), name: z.string() })),
   scopes: z.array(z.string()),
   server_time: z.string(),

@@ -12,6 +12,8 @@ import { createHttpServer, listening, type HttpServer, type Listening } from '..
 import { startJobWorker, type JobWorker } from '../platform/jobs.js';
 import { registerAuthRoutes } from '../auth/index.js';
 import { bootstrapOrganization } from './bootstrap.js';
+import { registerAgentApi } from './delivery/agent-api.js';
+import { deliveryJobHandlers, taskAnswerHandlers } from './delivery/deliveries.js';
 import type { OrgContext } from './context.js';
 import { decisionJobHandlers } from './decisions.js';
 import { ensureHousekeepingScheduled, HOUSEKEEPING_JOB, housekeepingJob } from './housekeeping.js';
@@ -66,6 +68,8 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
       [TASK_RUNS_JOB]: taskRunsJob(ctx),
       ...operationJobHandlers(ctx, options.operationRunners ?? operationRunners),
       ...decisionJobHandlers(ctx),
+      ...deliveryJobHandlers(ctx),
+      ...taskAnswerHandlers(ctx),
     },
     log: app.log,
     leaseSeconds: options.jobLeaseSeconds,
@@ -90,6 +94,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   await registerWebPages(app, ctx, tools);
   registerOrgMcp(app, ctx, { tools, budgetMs: options.toolBudgetMs });
   registerFavicon(app);
+  registerAgentApi(app, ctx);
 
   app.addHook('onClose', async () => {
     await worker.stop();

@@ -155,14 +155,25 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
     }
   }
 
+  /** A wake-up that arrived while a drain was under way: its job may have been committed after the drain's last claim. */
+  let wokenWhileRunning = false;
+
   function runDue(): Promise<number> {
-    running ??= drain()
+    if (running) {
+      wokenWhileRunning = true;
+      return running;
+    }
+    running = drain()
       .catch((error) => {
         if (!stopped) log.error({ err: error }, 'job worker poll failed');
         return 0;
       })
       .finally(() => {
         running = null;
+        if (wokenWhileRunning && !stopped) {
+          wokenWhileRunning = false;
+          void runDue();
+        }
       });
     return running;
   }

@@ -1,5 +1,5 @@
 /** Starts a real org service against a fresh database and speaks HTTP to it. */
-import type { OrgConfig } from '../../src/config.js';
+import { secretResolver, type OrgConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/platform/database.js';
 import { createOrgService, type OrgService, type OrgServiceOptions } from '../../src/org/service.js';
 import { testDatabase, type Engine, type TestDatabase } from './databases.js';
@@ -40,6 +40,7 @@ export async function startOrg(engine: Engine, options: StartOrgOptions = {}): P
       // Every test client registers from 127.0.0.1; registration-limit.test.ts checks the real default.
       registrationsPerHour: 10_000,
       llm: {},
+      resolveSecret: secretResolver(),
       logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
       ...options.config,
     };

@@ -316,7 +316,7 @@ rules:
       expect(decision.reasons).toEqual(["the cost 5 is over the agent's remaining budget of 3 units this month"]);
       await governor.callOk('resolve_decision', { decision_id: second.decision_id, outcome: 'approve' });
       expect(await settle(actor, second.operation_id)).toMatchObject({ status: 'succeeded' });
-      const usage = await org.service.database.rows<{ units: number }>(sql`SELECT units FROM agent_usage WHERE agent_id = ${agentId}`);
+      const usage = await org.service.database.rows<{ units: number }>(sql`SELECT used AS units FROM agent_usage WHERE agent_id = ${agentId}`);
       expect(usage).toEqual([{ units: 10 }]);
     } finally {
       await org.service.database.db.execute(sql`UPDATE agents SET budget = NULL WHERE id = ${agentId}`);

@@ -260,14 +260,16 @@ describe.each(engines)('tasks on %s', (engine) => {
       const second = await owner.callOk('answer_task', { task_id: task.id, question_id: people, answer: '40' });
       expect(second.status).toBe('in_progress');
       expect((await listOpenTaskQuestions(ctx().db, [general])).map((open) => open.task_id)).not.toContain(task.id);
-      // Each answer is queued for delivery to the operation that asked.
-      const queued = await rows<{ payload: Record<string, string> }>(
-        sql`SELECT payload FROM jobs WHERE kind = 'org.task-answer' AND payload->>'task_id' = ${task.id} ORDER BY id`,
-      );
-      expect(queued.map((job) => job.payload)).toEqual([
-        { operation_id: operationId, task_id: task.id, question_id: city },
-        { operation_id: operationId, task_id: task.id, question_id: people },
-      ]);
+      // Each answer becomes a `type: answer` delivery to the operation that asked (delivery/deliveries.ts).
+      let delivered: { question_id: string }[] = [];
+      for (let i = 0; i < 100 && delivered.length < 2; i++) {
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+        await settle();
+        delivered = await rows<{ question_id: string }>(
+          sql`SELECT content->'answer'->>'question_id' AS question_id FROM deliveries WHERE operation_id = ${operationId} AND type = 'answer'`,
+        );
+      }
+      expect(delivered.map((row) => row.question_id).sort()).toEqual([city, people].sort());
 
       const again = await expectRefusedUnchanged(owner, 'answer_task', { task_id: task.id, question_id: city, answer: 'Porto' });
       expect(again).toMatchObject({ code: 'invalid_state', message: 'the question was already answered' });

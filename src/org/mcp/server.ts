@@ -16,6 +16,7 @@ import { registerMcpEndpoint, type McpCall } from '../../platform/mcp/endpoint.j
 import { buildMcpToolRegistry } from '../../platform/mcp/tools.js';
 import type { OrgContext } from '../context.js';
 import { authenticateBearer, BearerRefusal } from './bearer.js';
+import { agentTools } from './agent-tools.js';
 import { capabilityTools } from './capability-tools.js';
 import { contextTools } from './context-tools.js';
 import { assistantTools } from './assistant-tools.js';
@@ -39,6 +40,7 @@ const MAX_BATCH_LENGTH = 25;
 export const orgTools: readonly OrgToolDefinition[] = [
   ...contextTools,
   ...operationTools,
+  ...agentTools,
   ...memoryTools,
   ...taskTools,
   ...assistantTools,

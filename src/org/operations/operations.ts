@@ -201,7 +201,7 @@ export function operationJobHandlers(ctx: OrgContext, runners: OperationRunners)
     try {
       outcome = runner
         ? await runner(ctx, operation)
-        : { status: 'failed', error: { code: 'not_implemented', message: `${operation.kind} operations are not available yet` } };
+        : { status: 'failed', error: failure('internal_error', `no runner for ${operation.kind} operations`) };
     } catch (error) {
       if (!job.lastAttempt) throw error;
       ctx.log.error({ err: error, operation: id }, 'operation failed for good');

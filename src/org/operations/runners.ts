@@ -4,6 +4,7 @@
  */
 import { runAsk } from '../assistant/ask.js';
 import { runCapability } from '../capabilities.js';
+import { runMessage, runTask } from '../delivery/runners.js';
 import type { OperationRunners } from './operations.js';
 
-export const operationRunners: OperationRunners = { ask: runAsk, capability: runCapability };
+export const operationRunners: OperationRunners = { ask: runAsk, message: runMessage, task: runTask, capability: runCapability };

@@ -1,0 +1,60 @@
+/**
+ * Agents' monthly usage (DESIGN 4.5: "Budgets count capability cost per agent per calendar month (UTC)").
+ * The gate charges an agent with `chargeAgent` when it runs a capability, and reads `agentUsage` for the
+ * budget step of DESIGN 4.4; list_agents shows the same figures.
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Queryable } from '../platform/database.js';
+import { agents, agentMonthlyUsage } from './schema.js';
+
+/** An agent's month as list_agents shows it; `budget` and `remaining` are null for an agent without a budget. */
+export const usageRecord = z.object({
+  month: z.string().regex(/^\d{4}-\d{2}$/),
+  used: z.number().int(),
+  budget: z.number().int().nullable(),
+  remaining: z.number().int().nullable(),
+});
+export type UsageRecord = z.infer<typeof usageRecord>;
+
+/** The UTC calendar month of `at`, as `YYYY-MM`. */
+export function usageMonth(at: Date = new Date()): string {
+  return at.toISOString().slice(0, 7);
+}
+
+/**
+ * Adds `units` to the agent's use this month in one statement, so concurrent charges are all counted;
+ * returns the month's new total.
+ */
+export async function chargeAgent(db: Queryable, agentId: string, units: number, at: Date = new Date()): Promise<number> {
+  const [row] = await db
+    .insert(agentMonthlyUsage)
+    .values({ agentId, month: usageMonth(at), used: units })
+    .onConflictDoUpdate({
+      target: [agentMonthlyUsage.agentId, agentMonthlyUsage.month],
+      set: { used: sql`${agentMonthlyUsage.used} + excluded.used`, updatedAt: sql`now()` },
+    })
+    .returning({ used: agentMonthlyUsage.used });
+  return row.used;
+}
+
+/** The agent's use of `month` (default the current one) against its budget; undefined for an unknown agent. */
+export async function agentUsage(db: Queryable, agentId: string, month: string = usageMonth()): Promise<UsageRecord | undefined> {
+  return (await usageOfAgents(db, [agentId], month)).get(agentId);
+}
+
+/** Usage of several agents in one query, keyed by agent id. */
+export async function usageOfAgents(db: Queryable, agentIds: readonly string[], month: string = usageMonth()): Promise<Map<string, UsageRecord>> {
+  if (agentIds.length === 0) return new Map();
+  const rows = await db
+    .select({ id: agents.id, budget: agents.budget, used: sql<number>`coalesce(${agentMonthlyUsage.used}, 0)`.mapWith(Number) })
+    .from(agents)
+    .leftJoin(agentMonthlyUsage, and(eq(agentMonthlyUsage.agentId, agents.id), eq(agentMonthlyUsage.month, month)))
+    .where(inArray(agents.id, [...agentIds]));
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      { month, used: row.used, budget: row.budget, remaining: row.budget === null ? null : Math.max(row.budget - row.used, 0) },
+    ]),
+  );
+}

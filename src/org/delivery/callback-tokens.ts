@@ -1,0 +1,63 @@
+/**
+ * The agent API's bearer tokens (DESIGN 4.5 `callback.token`): 256 random bits, stored only as their
+ * SHA-256, bound to one operation. A token is valid until its `expires_at`, and never longer than
+ * `CALLBACK_GRACE_SECONDS` after its operation ended: within that grace a late report authenticates and is
+ * refused with `invalid_state` (the agent learns the work is over); after it, the token is simply wrong.
+ */
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { hashToken } from '../../auth/ids.js';
+import type { Queryable } from '../../platform/database.js';
+import { toIso } from '../../platform/time.js';
+import { orgErrors } from '../errors.js';
+import { callbackTokens, operations } from '../schema.js';
+import type { OperationRow } from '../operations/states.js';
+
+/** How long a token outlives its operation's end. */
+export const CALLBACK_GRACE_SECONDS = 10 * 60;
+/** The longest a token lives at all; each delivery (a task's answer too) hands the agent a fresh one. */
+export const CALLBACK_TOKEN_SECONDS = 7 * 24 * 60 * 60;
+
+export interface CallbackToken {
+  token: string;
+  expiresAt: string;
+}
+
+export async function issueCallbackToken(db: Queryable, operationId: string): Promise<CallbackToken> {
+  const token = `cbt_${randomBytes(32).toString('base64url')}`;
+  const [row] = await db
+    .insert(callbackTokens)
+    .values({ hash: hashToken(token), operationId, expiresAt: sql`now() + make_interval(secs => ${CALLBACK_TOKEN_SECONDS})` })
+    .returning({ expiresAt: callbackTokens.expiresAt });
+  return { token, expiresAt: toIso(row.expiresAt) };
+}
+
+/** The operation `token` was issued for, when it is `operationId` and the token is still valid; else 401. */
+export async function authenticateCallback(db: Queryable, operationId: string, token: string | undefined): Promise<OperationRow> {
+  if (token) {
+    const [row] = await db
+      .select({ operation: operations })
+      .from(callbackTokens)
+      .innerJoin(operations, sql`${operations.id} = ${callbackTokens.operationId}`)
+      .where(
+        sql`${callbackTokens.hash} = ${hashToken(token)} AND ${callbackTokens.operationId} = ${operationId}
+          AND ${callbackTokens.expiresAt} > now()
+          AND (${operations.finishedAt} IS NULL OR ${operations.finishedAt} > now() - make_interval(secs => ${CALLBACK_GRACE_SECONDS}))`,
+      );
+    if (row) return row.operation;
+  }
+  throw orgErrors.unauthorized('the callback token is missing, wrong or expired for this operation');
+}
+
+/** Housekeeping: tokens that can never authenticate again (past their expiry, or their operation's grace). */
+export async function deleteExpiredCallbackTokens(db: Queryable): Promise<number> {
+  const deleted = await db
+    .delete(callbackTokens)
+    .where(
+      sql`${callbackTokens.expiresAt} <= now() OR ${callbackTokens.operationId} IN (
+        SELECT ${operations.id} FROM ${operations}
+        WHERE ${operations.finishedAt} <= now() - make_interval(secs => ${CALLBACK_GRACE_SECONDS}))`,
+    )
+    .returning({ hash: callbackTokens.hash });
+  return deleted.length;
+}

@@ -1,0 +1,212 @@
+/**
+ * Delivering work to an agent's webhook (DESIGN 4.5), durably.
+ *
+ * A delivery is a row (its id is the `webhook-id` of every attempt) and a job. Before each attempt the next
+ * one is already queued and committed, due once the attempt's timeout has passed: a process killed
+ * mid-attempt leaves that job behind, and whichever process claims it redelivers with the same webhook-id.
+ * An attempt that ends resolves the queued one: an answer or a refusal cancels it; a network error, a
+ * timeout, 408, 429 or 5xx moves it to the backoff time (1 s, 2 s, 4 s, … at most 60 s). Attempts go on for
+ * the retry window (default 10 minutes, counted from the first attempt); then the operation fails
+ * `undeliverable`. 4xx other than 408 and 429 fails it at once.
+ *
+ * Each attempt carries a fresh callback token (callback-tokens.ts) and a fresh signature timestamp; the
+ * agent keeps the first copy it accepted, whose token stays valid.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import type { Queryable } from '../../platform/database.js';
+import { cancelJob, jobKind, type JobInfo } from '../../platform/jobs.js';
+import { jobs } from '../../platform/schema.js';
+import { toIso } from '../../platform/time.js';
+import { isAppError } from '../../platform/errors.js';
+import { findAgent, webhookTarget, type AgentRow } from '../agents.js';
+import type { OrgContext } from '../context.js';
+import { failure, findOperation } from '../operations/operations.js';
+import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
+import { deliveries } from '../schema.js';
+import { getTaskForAgent, taskAnswerJob } from '../tasks.js';
+import { issueCallbackToken } from './callback-tokens.js';
+import { postSigned, type AttemptOutcome } from './webhook.js';
+import { acceptWork, finishWork, ignoreRefusal } from './work.js';
+
+export type DeliveryType = 'message' | 'task' | 'answer';
+export type DeliveryRow = typeof deliveries.$inferSelect;
+
+/** What the body carries beside the envelope: `text` for a message, `task` (and `answer`) for a task. */
+export type DeliveryContent = Record<string, unknown>;
+
+export const DEFAULT_WINDOW_SECONDS = 600;
+export const DEFAULT_TIMEOUT_SECONDS = 10;
+const MAX_BACKOFF_SECONDS = 60;
+
+const deliverWork = jobKind<{ delivery_id: string }>('org.delivery');
+
+/** The one pending attempt of a delivery is queued under this key. */
+const attemptKey = (deliveryId: string) => `${deliverWork.kind}:${deliveryId}`;
+
+/** Seconds to wait after the `attempts`-th attempt failed: 1, 2, 4, … capped at a minute. */
+export function backoffSeconds(attempts: number): number {
+  return Math.min(2 ** Math.max(attempts - 1, 0), MAX_BACKOFF_SECONDS);
+}
+
+/**
+ * DESIGN 4.5: the answer to a task's question goes to the agent as a `type: answer` delivery in the
+ * operation it asked from. One delivery per question (its id follows the question's), so the job that
+ * queues it may run twice.
+ */
+export const taskAnswerHandlers = (ctx: OrgContext) =>
+  taskAnswerJob.handle(async ({ operation_id, task_id, question_id }) => {
+    const operation = await findOperation(ctx.db, operation_id);
+    if (!operation?.agentId) return;
+    const task = await getTaskForAgent(ctx.db, task_id, operation.agentId);
+    const question = task.questions.find((entry) => entry.id === question_id);
+    if (!question || question.answer === undefined) return;
+    const id = `msg_${question_id.slice(question_id.indexOf('_') + 1)}`;
+    await ctx.db.transaction(async (tx) => {
+      const content = { task, text: question.answer, answer: { question_id, question: question.text, text: question.answer } };
+      const [created] = await tx.insert(deliveries).values({ id, operationId: operation.id, type: 'answer', content }).onConflictDoNothing().returning();
+      if (!created) return;
+      await deliverWork.enqueue(tx, { delivery_id: id }, { key: attemptKey(id) });
+      await ctx.watch.changed(tx, operation.id, { queued: true });
+    });
+  });
+
+/**
+ * The first delivery of an operation, made by its runner: created once (a runner that runs again after a
+ * crash finds it, and leaves the attempts to its queued job), then attempted at once in this process.
+ */
+export async function deliverOperation(ctx: OrgContext, operation: OperationRow, type: DeliveryType, content: DeliveryContent): Promise<void> {
+  const id = `msg_${operation.id.slice(operation.id.indexOf('_') + 1)}`;
+  const [created] = await ctx.db.insert(deliveries).values({ id, operationId: operation.id, type, content }).onConflictDoNothing().returning();
+  if (created) await attempt(ctx, created, operation);
+}
+
+/** The queue handler of delivery attempts. */
+export function deliveryJobHandlers(ctx: OrgContext) {
+  return deliverWork.handle(async ({ delivery_id }, job) => attemptDelivery(ctx, delivery_id, job));
+}
+
+/** One attempt, and what follows from it. Safe to run twice: a settled delivery or operation is left alone. */
+export async function attemptDelivery(ctx: OrgContext, deliveryId: string, job?: JobInfo): Promise<void> {
+  const [delivery] = await ctx.db.select().from(deliveries).where(eq(deliveries.id, deliveryId));
+  if (!delivery || delivery.status !== 'pending') return;
+  const operation = await findOperation(ctx.db, delivery.operationId);
+  if (!operation || SETTLED_STATUSES.includes(operation.status)) {
+    await settleDelivery(ctx.db, delivery.id, 'failed', 'the operation ended before the agent was reached');
+    return;
+  }
+  await attempt(ctx, delivery, operation, job);
+}
+
+async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, job?: JobInfo): Promise<void> {
+  const windowSeconds = ctx.config.delivery?.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
+  const timeoutSeconds = ctx.config.delivery?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  if (delivery.firstAttemptAt && Date.parse(toIso(delivery.firstAttemptAt)) + windowSeconds * 1000 <= Date.now()) {
+    return giveUp(ctx, delivery, operation, `${delivery.lastError ?? 'the agent could not be reached'}; gave up after ${delivery.attempts} attempts`);
+  }
+
+  const agent = operation.agentId ? await findAgent(ctx.db, operation.agentId) : undefined;
+  if (!agent) return giveUp(ctx, delivery, operation, 'the agent no longer exists');
+  let target;
+  try {
+    target = webhookTarget(agent, ctx.config.resolveSecret);
+  } catch (error) {
+    // Disabled, or its secret unset, since the work was sent.
+    if (!isAppError(error)) throw error;
+    return giveUp(ctx, delivery, operation, error.message);
+  }
+
+  // Before sending: count the attempt, queue the next one behind this attempt's timeout, issue its token.
+  const { counted, token } = await ctx.db.transaction(async (tx) => {
+    // The running job may hold the key; the next attempt takes it over (see platform/jobs.ts periodicJob).
+    if (job) await tx.update(jobs).set({ key: null }).where(eq(jobs.id, job.id));
+    const [row] = await tx
+      .update(deliveries)
+      .set({ attempts: sql`${deliveries.attempts} + 1`, firstAttemptAt: sql`coalesce(${deliveries.firstAttemptAt}, now())`, updatedAt: sql`now()` })
+      .where(eq(deliveries.id, delivery.id))
+      .returning();
+    await deliverWork.enqueue(tx, { delivery_id: delivery.id }, { key: attemptKey(delivery.id), runAt: secondsFromNow(timeoutSeconds + 1) });
+    return { counted: row, token: await issueCallbackToken(tx, operation.id) };
+  });
+
+  const outcome = await postSigned({
+    url: target.url,
+    secret: target.secret,
+    webhookId: delivery.id,
+    body: deliveryBody(ctx, delivery, operation, agent, token),
+    timeoutMs: timeoutSeconds * 1000,
+  });
+  await applyAttempt(ctx, counted, operation, outcome, windowSeconds);
+}
+
+/** DESIGN 4.5's body. */
+function deliveryBody(
+  ctx: OrgContext,
+  delivery: DeliveryRow,
+  operation: OperationRow,
+  agent: AgentRow,
+  token: { token: string; expiresAt: string },
+): Record<string, unknown> {
+  return {
+    type: delivery.type,
+    operation_id: operation.id,
+    agent: { id: agent.id, key: agent.key },
+    space_id: operation.spaceId,
+    ...(delivery.content as DeliveryContent),
+    from: { person_id: operation.personId, client_id: operation.clientId },
+    callback: { url: callbackUrl(ctx, operation.id), token: token.token, expires_at: token.expiresAt },
+  };
+}
+
+/** Where the agent reports on an operation (agent-api.ts). */
+export function callbackUrl(ctx: OrgContext, operationId: string): string {
+  return `${ctx.config.publicUrl}/agent-api/operations/${operationId}`;
+}
+
+async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, outcome: AttemptOutcome, windowSeconds: number): Promise<void> {
+  switch (outcome.kind) {
+    case 'answered':
+      return ctx.db.transaction(async (tx) => {
+        await settleDelivery(tx, delivery.id, 'delivered');
+        await finishWork(ctx, tx, operation, { status: 'succeeded', result: outcome.result }).catch(ignoreRefusal);
+      });
+    case 'accepted':
+      return ctx.db.transaction(async (tx) => {
+        await settleDelivery(tx, delivery.id, 'delivered');
+        // The agent took up the task it was sent; an answer's acceptance changes nothing.
+        if (delivery.type === 'task') await acceptWork(ctx, tx, operation);
+      });
+    case 'refused':
+      return giveUp(ctx, delivery, operation, outcome.reason);
+    case 'retry': {
+      const deadline = Date.parse(toIso(delivery.firstAttemptAt!)) + windowSeconds * 1000;
+      const next = Math.min(Date.now() + backoffSeconds(delivery.attempts) * 1000, deadline);
+      ctx.log.info({ delivery: delivery.id, operation: operation.id, attempts: delivery.attempts, reason: outcome.reason }, 'delivery attempt failed; retrying');
+      await ctx.db.transaction(async (tx) => {
+        await tx.update(deliveries).set({ lastError: outcome.reason, updatedAt: sql`now()` }).where(eq(deliveries.id, delivery.id));
+        await deliverWork.enqueue(tx, { delivery_id: delivery.id }, { key: attemptKey(delivery.id), runAt: new Date(next) });
+      });
+      return;
+    }
+  }
+}
+
+/** The delivery failed for good: so does its operation, with `undeliverable` (DESIGN 4.5). */
+async function giveUp(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, reason: string): Promise<void> {
+  ctx.log.warn({ delivery: delivery.id, operation: operation.id, reason }, 'delivery failed; the operation is undeliverable');
+  await ctx.db.transaction(async (tx) => {
+    await settleDelivery(tx, delivery.id, 'failed', reason);
+    await finishWork(ctx, tx, operation, { status: 'failed', error: failure('undeliverable', `the agent could not be reached: ${reason}`) }).catch(ignoreRefusal);
+  });
+}
+
+async function settleDelivery(db: Queryable, id: string, status: 'delivered' | 'failed', reason?: string): Promise<void> {
+  await db
+    .update(deliveries)
+    .set({ status, ...(reason ? { lastError: reason } : {}), updatedAt: sql`now()` })
+    .where(and(eq(deliveries.id, id), eq(deliveries.status, 'pending')));
+  await cancelJob(db, attemptKey(id));
+}
+
+function secondsFromNow(seconds: number): Date {
+  return new Date(Date.now() + seconds * 1000);
+}

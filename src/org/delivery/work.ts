@@ -1,0 +1,67 @@
+/**
+ * How work an agent was sent moves (DESIGN 4.5), whether the agent answered at once (200 `{result}`),
+ * reports through the agent API, or could not be reached. One place applies each report to the operation
+ * and, for a task delivery, to its task: `/complete` marks the task done, `/fail` (and `undeliverable`)
+ * puts it back to open with the error as a progress event, progress and questions land on the task too.
+ * Each report is one transaction, so the operation and its task never disagree.
+ */
+import type { Queryable } from '../../platform/database.js';
+import { isAppError } from '../../platform/errors.js';
+import type { OrgContext } from '../context.js';
+import { orgErrors } from '../errors.js';
+import { addProgress, completeOperation, failOperation, type OperationError } from '../operations/operations.js';
+import type { OperationRow } from '../operations/states.js';
+import { addTaskProgress, askTaskQuestion, completeTask, reopenTask, startTask, type TaskOperationInput } from '../tasks.js';
+
+export type WorkOutcome = { status: 'succeeded'; result: unknown } | { status: 'failed'; error: OperationError };
+
+/** The task a `task` operation works on; undefined for other kinds. */
+function taskOf(operation: OperationRow): string | undefined {
+  return operation.kind === 'task' ? (operation.input as TaskOperationInput).task_id : undefined;
+}
+
+/**
+ * Ends the operation (and moves its task) with `outcome`; `invalid_state` when the operation already ended.
+ * A task that can no longer move (cancelled, or finished by a person meanwhile) does not keep the
+ * operation from ending.
+ */
+export async function finishWork(ctx: OrgContext, db: Queryable, operation: OperationRow, outcome: WorkOutcome): Promise<OperationRow> {
+  return db.transaction(async (tx) => {
+    const taskId = taskOf(operation);
+    if (outcome.status === 'succeeded') {
+      const row = await completeOperation(ctx, tx, operation.id, outcome.result);
+      if (taskId) await completeTask(ctx, tx, taskId, { result: outcome.result, operationId: operation.id }).catch(ignoreRefusal);
+      return row;
+    }
+    const row = await failOperation(ctx, tx, operation.id, outcome.error);
+    if (taskId) await reopenTask(ctx, tx, taskId, { error: outcome.error, operationId: operation.id }).catch(ignoreRefusal);
+    return row;
+  });
+}
+
+/** The agent took the work (202): a delivered task is now in progress. */
+export async function acceptWork(ctx: OrgContext, db: Queryable, operation: OperationRow): Promise<void> {
+  const taskId = taskOf(operation);
+  if (taskId) await startTask(ctx, db, taskId, { operationId: operation.id }).catch(ignoreRefusal);
+}
+
+/** A move the state table refuses (the task is already under way, or ended) leaves things as they are. */
+export function ignoreRefusal(error: unknown): undefined {
+  if (isAppError(error) && error.code === 'invalid_state') return undefined;
+  throw error;
+}
+
+export async function reportProgress(ctx: OrgContext, db: Queryable, operation: OperationRow, event: { message: string; percent?: number }): Promise<void> {
+  await db.transaction(async (tx) => {
+    await addProgress(ctx, tx, operation.id, event);
+    const taskId = taskOf(operation);
+    if (taskId) await addTaskProgress(ctx, tx, taskId, { ...event, operationId: operation.id });
+  });
+}
+
+/** DESIGN 4.5 `/questions`: asks the task's people; the answer comes back as a `type: answer` delivery. */
+export async function askQuestion(ctx: OrgContext, db: Queryable, operation: OperationRow, text: string): Promise<string> {
+  const taskId = taskOf(operation);
+  if (!taskId) throw orgErrors.invalidRequest(`questions are asked on task deliveries only; this operation is a ${operation.kind}`);
+  return askTaskQuestion(ctx, db, taskId, { text, askedBy: operation.agentId ?? '', operationId: operation.id });
+}
