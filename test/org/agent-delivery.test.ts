@@ -460,14 +460,14 @@ agents:
       expectUnauthorized(await report(`${work.url}/memory`, 'cbt_wrong', { kind: 'fact', title: 'x', body: 'y' }));
     });
 
-    it('questions belong to task deliveries; capabilities are not available yet', async () => {
+    it('questions belong to task deliveries; an unknown capability is not_found', async () => {
       const work = await acceptedWork();
       const question = await report(`${work.url}/questions`, work.token, { text: 'deadline?' });
       expect(question.status).toBe(400);
       expect(question.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/task deliveries only/) });
       const execute = await report(`${work.url}/capabilities/cap_x/execute`, work.token, { input: {}, idempotency_key: 'k1' });
-      expect(execute.status).toBe(501);
-      expect(execute.body.error.code).toBe('not_implemented');
+      expect(execute.status).toBe(404);
+      expect(execute.body.error.code).toBe('not_found');
       expectUnauthorized(await report(`${work.url}/capabilities/cap_x/execute`, 'cbt_wrong', { input: {}, idempotency_key: 'k1' }));
     });
   });
