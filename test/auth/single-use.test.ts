@@ -9,7 +9,8 @@ const PARALLEL = 12;
 describe.each(engines)('single use under concurrency on %s', (engine) => {
   let org: TestOrg;
   beforeAll(async () => {
-    org = await startOrg(engine);
+    // The strict rule, without the reuse interval (refresh-reuse.test.ts covers the interval).
+    org = await startOrg(engine, { config: { refreshReuseSeconds: 0 } });
   });
   afterAll(() => org.close());
 
