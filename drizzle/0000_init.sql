@@ -277,7 +277,8 @@ CREATE TABLE "operations" (
 	"decision_id" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"finished_at" timestamp with time zone
+	"finished_at" timestamp with time zone,
+	"charged_at" timestamp with time zone
 );
 --> statement-breakpoint
 CREATE TABLE "org_secrets" (

@@ -10,7 +10,7 @@
  * 4. once a person approves, the runner runs again: it checks the hard denies once more and runs exactly
  *    the action the decision was bound to.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../platform/database.js';
 import type { OrgContext } from './context.js';
@@ -23,7 +23,7 @@ import { orgErrors } from './errors.js';
 import { decide, recheckHardDenies, RISKS, VERDICTS, type GateInputs, type GateVerdict } from './gate/index.js';
 import { newId } from './ids.js';
 import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../platform/upsert.js';
-import { agents, capabilities, gateVerdicts } from './schema.js';
+import { agents, capabilities, gateVerdicts, operations } from './schema.js';
 import { checkCapabilityInput } from './input-schema.js';
 import { loadGateRules } from './rules.js';
 import { agentUsage, chargeAgent, usageMonth } from './agent-usage.js';
@@ -236,6 +236,10 @@ export async function runCapability(ctx: OrgContext, operation: OperationRow): P
   const capability = await findCapability(ctx.db, capabilityId);
   const agent = await findAgent(ctx.db, operation.agentId!);
 
+  // Charged means the gate (or a person) already let this action run and a crash interrupted it: run it again
+  // without deciding anew (the connector's stable webhook-id lets the receiver drop a repeat).
+  if (operation.chargedAt) return runApproved(ctx, capability, agent, operation, input);
+
   if (operation.decisionId) {
     const decision = await findDecision(ctx.db, operation.decisionId);
     if (decision?.status === 'approved') {
@@ -260,8 +264,23 @@ export async function runCapability(ctx: OrgContext, operation: OperationRow): P
   return runApproved(ctx, capability, agent, operation, input);
 }
 
+/**
+ * A runner runs again after a crash (operations.ts), so the cost is charged with a mark on the operation in
+ * one transaction: the agent pays for an operation once.
+ */
+async function chargeOnce(ctx: OrgContext, operationId: string, agentId: string, cost: number): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const [first] = await tx
+      .update(operations)
+      .set({ chargedAt: sql`now()` })
+      .where(and(eq(operations.id, operationId), isNull(operations.chargedAt)))
+      .returning({ id: operations.id });
+    if (first) await chargeAgent(tx, agentId, cost);
+  });
+}
+
 async function runApproved(ctx: OrgContext, capability: CapabilityRow, agent: AgentRow, operation: OperationRow, input: unknown): Promise<RunnerOutcome> {
-  await chargeAgent(ctx.db, agent.id, capability.cost);
+  await chargeOnce(ctx, operation.id, agent.id, capability.cost);
   return runConnector(ctx, capability.connector as Connector, {
     operationId: operation.id,
     decisionId: operation.decisionId,

@@ -159,6 +159,8 @@ export const operations = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'string' }),
+    /** When a capability operation's cost was charged to its agent: once, however often its runner runs. */
+    chargedAt: timestamp('charged_at', { withTimezone: true, mode: 'string' }),
   },
   (table) => [index('operations_person_idx').on(table.personId, table.createdAt)],
 );

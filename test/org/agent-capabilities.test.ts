@@ -8,6 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCapability } from '../../src/org/capabilities.js';
+import { findOperation } from '../../src/org/operations/operations.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { newWebhookSecret, startReceiver, type Receiver } from './agents-at-work.js';
@@ -109,13 +111,24 @@ capabilities:
     expect(worker.usage).toMatchObject({ used: 2, budget: 3, remaining: 1 });
   });
 
+  it('charges an operation once when its runner runs again after a crash, and resends with the same webhook-id', async () => {
+    const [{ id }] = await org.service.database.rows<{ id: string }>(sql`SELECT id FROM operations WHERE kind = 'capability' AND status = 'succeeded'`);
+    const operation = await findOperation(org.service.database.db, id);
+    await runCapability(org.service.ctx, operation!);
+    const notified = world.calls.filter((call) => call.path === '/notify');
+    expect(notified).toHaveLength(2);
+    expect(notified[1].headers['webhook-id']).toBe(notified[0].headers['webhook-id']);
+    const [usage] = await org.service.database.rows<{ used: number }>(sql`SELECT used FROM agent_usage`);
+    expect(usage.used).toBe(2);
+  });
+
   it('pauses what its budget cannot pay for, and what its autonomy does not cover', async () => {
     const overBudget = await execute('notify', { input: { text: 'again' }, idempotency_key: 'notify-2' });
     expect(overBudget.body.operation).toMatchObject({ status: 'paused', decision_id: expect.any(String) });
     const risky = await execute('deploy', { input: {}, idempotency_key: 'deploy-1' });
     expect(risky.body.operation).toMatchObject({ status: 'paused', decision_id: expect.any(String) });
     expect(world.calls.filter((call) => call.path !== '/notify')).toHaveLength(0);
-    expect(world.calls).toHaveLength(1);
+    expect(world.calls).toHaveLength(2);
     const pending = await mcp.callOk('list_decisions', {});
     expect(pending.decisions.map((decision: { operation_id: string }) => decision.operation_id)).toEqual(
       expect.arrayContaining([overBudget.body.operation.operation_id, risky.body.operation.operation_id]),
