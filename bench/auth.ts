@@ -29,7 +29,7 @@ import type { DatabaseConfig } from '../src/config.js';
 import { createOrgService } from '../src/org/service.js';
 import { dropSchema } from '../src/platform/database.js';
 import { serveChild, startChild, type ChildServer } from './lib/child.js';
-import { measure, summarize, type LoadResult } from './lib/load.js';
+import { loadOptions, loadSettingsOf, measure, summarize, type LoadResult } from './lib/load.js';
 import { benchEngines, benchOrgConfig, exchangeForm, type Engine, openOrgSession, prepareCode, probeTool, REDIRECT_URI, statusText } from './lib/org.js';
 import { describeMachine, machineInfo } from './lib/machine.js';
 import { formatTable, writeResultsSection } from './lib/report.js';
@@ -88,18 +88,10 @@ if (!process.send) await main();
 
 async function main(): Promise<void> {
   const { values: args } = parseArgs({
-    options: {
-      exchanges: { type: 'string', default: '4000' },
-      duration: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '2' },
-      connections: { type: 'string', default: '20' },
-      engines: { type: 'string', default: 'pglite,postgres' },
-      note: { type: 'string' },
-      'dry-run': { type: 'boolean', default: false },
-    },
+    options: { exchanges: { type: 'string', default: '4000' }, ...loadOptions },
   });
   const exchanges = Number(args.exchanges);
-  const settings = { duration: Number(args.duration), warmup: Number(args.warmup), connections: Number(args.connections), pipelining: 1 };
+  const settings = loadSettingsOf(args);
   const { engines, postgresUrl } = benchEngines(args.engines);
   const machine = machineInfo();
   console.log(`machine: ${describeMachine(machine)}`);

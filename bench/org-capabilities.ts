@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { startWebhookReceiver } from '../test/org/webhook-receiver.js';
 import { connectClient, openMcpSession } from '../test/org/oauth-flow.js';
 import { OWNER, startOrg } from '../test/helpers/org.js';
-import { measure, type LoadCase, type LoadSettings } from './lib/load.js';
+import { loadOptions, loadSettingsOf, measure, type LoadCase, type LoadSettings } from './lib/load.js';
 import { describeMachine, machineInfo } from './lib/machine.js';
 import { formatTable, writeResultsSection } from './lib/report.js';
 
@@ -31,16 +31,9 @@ type Engine = 'pglite' | 'postgres';
 const RATIO_TARGET = 0.3;
 
 const { values: args } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '10' },
-    warmup: { type: 'string', default: '2' },
-    connections: { type: 'string', default: '20' },
-    engines: { type: 'string', default: 'pglite,postgres' },
-    note: { type: 'string' },
-    'dry-run': { type: 'boolean', default: false },
-  },
+  options: loadOptions,
 });
-const settings: LoadSettings = { duration: Number(args.duration), warmup: Number(args.warmup), connections: Number(args.connections), pipelining: 1 };
+const settings: LoadSettings = loadSettingsOf(args);
 
 interface Row {
   engine: Engine;

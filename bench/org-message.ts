@@ -30,7 +30,7 @@ import { createOrgService } from '../src/org/service.js';
 import { addSpaceMember, upsertSpace } from '../src/org/spaces.js';
 import { dropSchema } from '../src/platform/database.js';
 import { serveChild, startChild, type ChildServer } from './lib/child.js';
-import { measure, type LoadResult, type LoadSettings } from './lib/load.js';
+import { loadOptions, loadSettingsOf, measure, type LoadResult, type LoadSettings } from './lib/load.js';
 import { describeMachine, machineInfo } from './lib/machine.js';
 import { benchEngines, benchOrgConfig, exchangeForm, type Engine, openOrgSession, prepareCode, probeTool, REDIRECT_URI, statusText } from './lib/org.js';
 import { formatTable, writeResultsSection } from './lib/report.js';
@@ -97,16 +97,9 @@ if (!process.send) await main();
 
 async function main(): Promise<void> {
   const { values: args } = parseArgs({
-    options: {
-      duration: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '2' },
-      connections: { type: 'string', default: '20' },
-      engines: { type: 'string', default: 'pglite,postgres' },
-      note: { type: 'string' },
-      'dry-run': { type: 'boolean', default: false },
-    },
+    options: loadOptions,
   });
-  const settings: LoadSettings = { duration: Number(args.duration), warmup: Number(args.warmup), connections: Number(args.connections), pipelining: 1 };
+  const settings = loadSettingsOf(args);
   const { engines, postgresUrl } = benchEngines(args.engines);
   const machine = machineInfo();
   console.log(`machine: ${describeMachine(machine)}`);

@@ -15,6 +15,24 @@ export interface LoadSettings {
 
 export const defaultLoadSettings: LoadSettings = { duration: 10, warmup: 2, connections: 50, pipelining: 1 };
 
+/**
+ * The command-line options every org benchmark shares (`parseArgs` options): the load settings, which engines,
+ * a note for the report and `--dry-run` (print, do not write bench/RESULTS.md). A benchmark adds its own.
+ */
+export const loadOptions = {
+  duration: { type: 'string', default: '10' },
+  warmup: { type: 'string', default: '2' },
+  connections: { type: 'string', default: '20' },
+  engines: { type: 'string', default: 'pglite,postgres' },
+  note: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
+} as const;
+
+/** The load settings given by `loadOptions`. */
+export function loadSettingsOf(args: { duration: string; warmup: string; connections: string }): LoadSettings {
+  return { duration: Number(args.duration), warmup: Number(args.warmup), connections: Number(args.connections), pipelining: 1 };
+}
+
 export interface LoadCase {
   method?: 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
   path: string;
