@@ -11,7 +11,8 @@ import { sql } from 'drizzle-orm';
 import { approveAuthorizationRequest, startAuthorization } from '../../src/auth/authorization.js';
 import { registerClient } from '../../src/auth/clients.js';
 import { mcpResource } from '../../src/auth/resource.js';
-import type { DatabaseConfig, OrgConfig } from '../../src/config.js';
+import { secretResolver, type DatabaseConfig, type OrgConfig } from '../../src/config.js';
+import { recordClientAgent } from '../../src/org/agents.js';
 import { createOrgService } from '../../src/org/service.js';
 import { serveChild, startChild, type ChildServer, type StartChildOptions } from './child.js';
 import { seedMemory, type MemorySeedFacts } from './org-seed.js';
@@ -21,16 +22,22 @@ export interface OrgServerOptions {
   dataDir: string;
   /** Memory items to load before listening; 0 loads none. */
   memoryItems: number;
+  /** An organization file to apply at start (its `secret_env` names are read from the environment). */
+  orgFile?: string;
 }
 
 export interface OrgServerInfo {
   /** An access token of the owner holding every scope of spec 2.3. */
   accessToken: string;
-  /** The owner's one space (General). */
+  /** The owner's space (General). */
   spaceId: string;
   memory: MemorySeedFacts | null;
+  /** The ids of the agents and capabilities the organization file declared, by key. */
+  agents: Record<string, string>;
+  capabilities: Record<string, string>;
 }
 
+export const BENCH_OWNER_EMAIL = 'owner@example.com';
 const REDIRECT_URI = 'http://127.0.0.1/callback';
 const CODE_VERIFIER = 'bench-org-code-verifier-0123456789-abcdefghijklmnopqrstuvwxyz';
 const ALL_SCOPES = 'service:ask agents:message memory:read memory:write task:read task:write integrations:read integrations:act governance:admin';
@@ -48,21 +55,28 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
       authPublicUrl: 'http://127.0.0.1',
       database: options.database,
       dataDir: options.dataDir,
-      admin: { email: 'owner@example.com', password: 'bench-owner-password' },
+      admin: { email: BENCH_OWNER_EMAIL, password: 'bench-owner-password' },
       cimdAllowLoopback: false,
       llm: {},
       // As deployed: one structured log line per request (the parent sends them to a file).
       logLevel: 'info',
+      ...(options.orgFile ? { orgFile: options.orgFile } : {}),
+      resolveSecret: secretResolver(process.env),
     };
     const service = await createOrgService(config);
     const { ctx } = service;
     const [owner] = await ctx.database.rows<{ id: string; name: string }>(sql`SELECT id, name FROM people WHERE role = 'owner' LIMIT 1`);
-    const [space] = await ctx.database.rows<{ id: string }>(sql`SELECT space_id AS id FROM space_members WHERE person_id = ${owner.id} LIMIT 1`);
+    const [space] = await ctx.database.rows<{ id: string }>(
+      sql`SELECT s.id FROM spaces s JOIN space_members m ON m.space_id = s.id WHERE m.person_id = ${owner.id} ORDER BY s.key = 'general' DESC LIMIT 1`,
+    );
+    const byKey = async (table: 'agents' | 'capabilities') =>
+      Object.fromEntries((await ctx.database.rows<{ key: string; id: string }>(sql`SELECT key, id FROM ${sql.identifier(table)}`)).map((row) => [row.key, row.id]));
     const memory = options.memoryItems > 0 ? await seedMemory(ctx.database, { count: options.memoryItems, spaceId: space.id, person: owner }) : null;
     const url = await service.listen();
     config.publicUrl = url;
     config.authPublicUrl = url;
-    return { url, info: { accessToken: await ownerToken(service, url, owner.id), spaceId: space.id, memory }, close: () => service.close() };
+    const info = { accessToken: await ownerToken(service, url, owner.id), spaceId: space.id, memory, agents: await byKey('agents'), capabilities: await byKey('capabilities') };
+    return { url, info, close: () => service.close() };
   });
 }
 
@@ -81,7 +95,8 @@ async function ownerToken(service: Awaited<ReturnType<typeof createOrgService>>,
   });
   const request = new URL(location, url).searchParams.get('request');
   if (!request) throw new Error(`authorization request refused: ${location}`);
-  // The person's Allow on the consent page.
+  // The person's Allow on the consent page, which also connects the client as their agent (src/org/web/consent.ts).
+  await recordClientAgent(ctx.db, { clientId: client.id, clientName: 'bench-org', personId: ownerId });
   const code = new URL(await approveAuthorizationRequest(ctx, request, ownerId)).searchParams.get('code')!;
   const form = new URLSearchParams({
     grant_type: 'authorization_code',

@@ -3,9 +3,9 @@
  * The gate charges an agent with `chargeAgent` when it runs a capability, and reads `agentUsage` for the
  * budget step of DESIGN 4.4; list_agents shows the same figures.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Queryable } from '../platform/database.js';
+import { queryRows, type Queryable } from '../platform/database.js';
 import { agents, agentMonthlyUsage } from './schema.js';
 
 /** An agent's month as list_agents shows it; `budget` and `remaining` are null for an agent without a budget. */
@@ -27,15 +27,8 @@ export function usageMonth(at: Date = new Date()): string {
  * returns the month's new total.
  */
 export async function chargeAgent(db: Queryable, agentId: string, units: number, at: Date = new Date()): Promise<number> {
-  const [row] = await db
-    .insert(agentMonthlyUsage)
-    .values({ agentId, month: usageMonth(at), used: units })
-    .onConflictDoUpdate({
-      target: [agentMonthlyUsage.agentId, agentMonthlyUsage.month],
-      set: { used: sql`${agentMonthlyUsage.used} + excluded.used`, updatedAt: sql`now()` },
-    })
-    .returning({ used: agentMonthlyUsage.used });
-  return row.used;
+  const [row] = await queryRows<{ used: number }>(db, sql`${chargeAgentStatement(agentId, units, { at })} RETURNING used`);
+  return Number(row.used);
 }
 
 /** The agent's use of `month` (default the current one) against its budget; undefined for an unknown agent. */
@@ -57,4 +50,13 @@ export async function usageOfAgents(db: Queryable, agentIds: readonly string[], 
       { month, used: row.used, budget: row.budget, remaining: row.budget === null ? null : Math.max(row.budget - row.used, 0) },
     ]),
   );
+}
+
+/**
+ * `chargeAgent`'s statement, to embed in a larger one: with `from` (`FROM first`, a CTE that decides whether
+ * to charge) it charges once per row of it: `WITH first AS (…) ${chargeAgentStatement(…, { from })}`.
+ */
+export function chargeAgentStatement(agentId: string, units: number, options: { from?: SQL; at?: Date } = {}): SQL {
+  return sql`INSERT INTO ${agentMonthlyUsage} (agent_id, month, used) SELECT ${agentId}, ${usageMonth(options.at)}, ${units} ${options.from ?? sql``}
+    ON CONFLICT (agent_id, month) DO UPDATE SET used = ${agentMonthlyUsage}.used + excluded.used, updated_at = now()`;
 }

@@ -10,7 +10,7 @@
  * 4. once a person approves, the runner runs again: it checks the hard denies once more and runs exactly
  *    the action the decision was bound to.
  */
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../platform/database.js';
 import type { OrgContext } from './context.js';
@@ -26,7 +26,7 @@ import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../platf
 import { agents, capabilities, gateVerdicts, operations } from './schema.js';
 import { checkCapabilityInput } from './input-schema.js';
 import { loadGateRules } from './rules.js';
-import { agentUsage, chargeAgent, usageMonth } from './agent-usage.js';
+import { agentUsage, chargeAgentStatement, usageMonth } from './agent-usage.js';
 
 export interface CapabilityInput {
   key: string;
@@ -265,18 +265,12 @@ export async function runCapability(ctx: OrgContext, operation: OperationRow): P
 }
 
 /**
- * A runner runs again after a crash (operations.ts), so the cost is charged with a mark on the operation in
- * one transaction: the agent pays for an operation once.
+ * A runner runs again after a crash (operations.ts), so the cost is charged with a mark on the operation, in
+ * one statement (the mark and the charge happen together or not at all): the agent pays for an operation once.
  */
 async function chargeOnce(ctx: OrgContext, operationId: string, agentId: string, cost: number): Promise<void> {
-  await ctx.db.transaction(async (tx) => {
-    const [first] = await tx
-      .update(operations)
-      .set({ chargedAt: sql`now()` })
-      .where(and(eq(operations.id, operationId), isNull(operations.chargedAt)))
-      .returning({ id: operations.id });
-    if (first) await chargeAgent(tx, agentId, cost);
-  });
+  const mark = sql`UPDATE ${operations} SET charged_at = now() WHERE id = ${operationId} AND charged_at IS NULL RETURNING id`;
+  await ctx.db.execute(sql`WITH first AS (${mark}) ${chargeAgentStatement(agentId, cost, { from: sql`FROM first` })}`);
 }
 
 async function runApproved(ctx: OrgContext, capability: CapabilityRow, agent: AgentRow, operation: OperationRow, input: unknown): Promise<RunnerOutcome> {

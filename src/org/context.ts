@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { OrgConfig } from '../config.js';
 import type { Database, Db } from '../platform/database.js';
+import type { JobWorker } from '../platform/jobs.js';
 import type { OperationWatch } from './operations/watch.js';
 
 /** Everything the org service's domain functions, routes, pages and tools may need, built once. */
@@ -11,4 +12,6 @@ export interface OrgContext {
   log: FastifyBaseLogger;
   /** Wakes callers waiting on an operation, on whichever process it moved (operations/watch.ts). */
   watch: OperationWatch;
+  /** This process's worker on the durable job queue. */
+  jobs: JobWorker;
 }

@@ -176,7 +176,7 @@ export async function resolveDecision(ctx: OrgContext, db: Queryable, resolution
   const moved = await moveDecision(db, decision.id, resolution.outcome, { resolvedBy: resolver.person.id, note: resolution.note ?? null });
   let operation: OperationRow;
   if (resolution.outcome === 'approve') {
-    operation = await resumeOperation(ctx, db, moved.operationId);
+    operation = await resumeOperation(db, moved.operationId);
     if (resolution.remember) {
       await createLearnedRule(db, {
         agentId: moved.agentId,
@@ -189,7 +189,7 @@ export async function resolveDecision(ctx: OrgContext, db: Queryable, resolution
     }
   } else {
     const reason = resolution.note ? `a person denied the action: ${resolution.note}` : undefined;
-    operation = await failOperation(ctx, db, moved.operationId, failure('denied', reason));
+    operation = await failOperation(db, moved.operationId, failure('denied', reason));
   }
   const [record] = await decisionsFor(db, resolver, { id: moved.id });
   return { decision: record, operation: toOperationRecord(operation) };
@@ -265,7 +265,7 @@ export function decisionJobHandlers(ctx: OrgContext) {
         throw error;
       }
       const operation = await findOperation(tx, decision.operationId);
-      if (operation?.status === 'paused') await failOperation(ctx, tx, decision.operationId, failure('expired'));
+      if (operation?.status === 'paused') await failOperation(tx, decision.operationId, failure('expired'));
     });
   });
 }

@@ -58,10 +58,10 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
     await database.close();
     throw error;
   }
-  // Work queued by any process wakes this one's worker (watch.ts); the worker exists just below.
-  let jobs: JobWorker | undefined;
-  const watch = await OperationWatch.open(database, { log: app.log, queued: () => jobs?.wake() });
-  const ctx: OrgContext = { config, database, db: database.db, log: app.log, watch };
+  // Work queued by any process wakes this one's worker (watch.ts). The worker's handlers are made from ctx,
+  // and ctx holds the worker: it is completed just below.
+  const watch = await OperationWatch.open(database, { log: app.log, queued: () => ctx.jobs?.wake() });
+  const ctx = { config, database, db: database.db, log: app.log, watch } as OrgContext;
   const worker = startJobWorker(database, {
     handlers: {
       [HOUSEKEEPING_JOB]: housekeepingJob(ctx),
@@ -74,7 +74,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
     log: app.log,
     leaseSeconds: options.jobLeaseSeconds,
   });
-  jobs = worker;
+  ctx.jobs = worker;
 
   // Every org answer is about a person or their credentials: none may be stored by any cache (RFC 9111
   // §5.2.2.5). Only the public metadata and JWKS routes set a lifetime of their own.

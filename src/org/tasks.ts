@@ -262,7 +262,7 @@ export async function cancelTask(ctx: OrgContext, db: Queryable, input: CancelTa
       .from(taskProgress)
       .innerJoin(operations, eq(operations.id, taskProgress.operationId))
       .where(and(eq(taskProgress.taskId, input.task_id), inArray(operations.status, ['queued', 'running', 'paused'])));
-    for (const operation of live) await moveOperation(ctx, tx, operation.id, 'cancel').catch(unlessRefused);
+    for (const operation of live) await moveOperation(tx, operation.id, 'cancel').catch(unlessRefused);
     return getTaskRecord(tx, input.task_id);
   });
 }

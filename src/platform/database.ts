@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -67,6 +67,11 @@ export const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.m
 /** All Atrium processes on one PostgreSQL database serialize their migrations on this lock. */
 const MIGRATION_LOCK = 7_406_127_301;
 
+/** The rows a raw statement returns, on either engine (both drivers answer `{ rows }`). */
+export async function queryRows<Row>(db: Queryable, query: SQL): Promise<Row[]> {
+  return ((await db.execute(query)) as unknown as { rows: Row[] }).rows;
+}
+
 export async function openDatabase(config: DatabaseConfig, options: { poolSize?: number } = {}): Promise<Database> {
   assertSchemaName(config.schema);
   return config.url ? openPostgres(config.url, config.schema, options.poolSize ?? 10) : openPglite(config);
@@ -118,7 +123,7 @@ function embeddedDatabase(client: PGlite, db: Db, config: DatabaseConfig, lock: 
     db,
     engine: 'pglite',
     schema: config.schema,
-    rows: async (query) => ((await db.execute(query)) as unknown as { rows: never[] }).rows,
+    rows: (query) => queryRows(db, query),
     // One in-process connection: notifications arrive as its transactions commit, and it is never lost.
     async listen(channel, handlers) {
       const unlisten = await client.listen(channel, handlers.notify);
@@ -189,7 +194,7 @@ async function openPostgres(url: string, schema: string, poolSize: number): Prom
     db,
     engine: 'postgres',
     schema,
-    rows: async (query) => ((await db.execute(query)) as unknown as { rows: never[] }).rows,
+    rows: (query) => queryRows(db, query),
     listen: (channel, handlers) => listenPostgres(url, schema, channel, handlers),
     maintain: async () => {},
     pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),

@@ -95,11 +95,23 @@ export interface JobWorkerOptions {
 }
 
 export interface JobWorker {
+  /**
+   * Enqueues a job in `db` (the caller's transaction) already claimed by this process for one lease: no
+   * worker is woken and none takes it. Once the transaction has committed, `run()` runs it here; if this
+   * process dies first (or never calls it), the lease passes and any worker runs it, as after a crash mid-run.
+   */
+  enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>): Promise<ClaimedHere>;
   /** Look for due jobs now instead of at the next poll. */
   wake(): void;
   /** Claim and run every due job once; resolves when they are done. */
   runDue(): Promise<number>;
   stop(): Promise<void>;
+}
+
+/** A job this process claimed as it enqueued it (`enqueueHere`). */
+export interface ClaimedHere {
+  /** Runs it; resolves when it is done, never rejects (a failure is handled as any run's: retried with backoff). */
+  run(): Promise<void>;
 }
 
 export function startJobWorker(database: Database, options: JobWorkerOptions): JobWorker {
@@ -110,6 +122,8 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
   const kinds = Object.keys(handlers);
   let stopped = false;
   let running: Promise<number> | null = null;
+  /** Jobs run by `enqueueHere`'s callers, which `stop()` waits for too. */
+  const runningHere = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
 
   async function claim(): Promise<ClaimedJob[]> {
@@ -185,14 +199,46 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
   }
   schedule();
 
+  async function enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>): Promise<ClaimedHere> {
+    if (!handlers[kind]) throw new Error(`no handler for ${kind} jobs`);
+    // A stopped worker runs nothing: the job is queued for any process to take at once.
+    if (stopped) {
+      await enqueueJob(db, kind, payload);
+      return { run: async () => {} };
+    }
+    const [job] = await db
+      .insert(jobs)
+      .values({ kind, payload, attempts: 1, lockedUntil: sql`now() + make_interval(secs => ${leaseSeconds})` })
+      .returning({ id: jobs.id, attempts: jobs.attempts, maxAttempts: jobs.maxAttempts });
+    const claimed: ClaimedJob = { id: job.id, kind, payload, attempts: job.attempts, max_attempts: job.maxAttempts };
+    return {
+      run() {
+        // Stopped since: the job is handed back for any process to take at once.
+        if (stopped) return release(claimed.id);
+        const run = runOne(claimed)
+          .catch((error) => log.error({ err: error, job: claimed.id, kind }, 'job run failed'))
+          .finally(() => runningHere.delete(run));
+        runningHere.add(run);
+        return run;
+      },
+    };
+  }
+
+  async function release(id: number | string): Promise<void> {
+    await database.db
+      .execute(sql`UPDATE jobs SET locked_until = NULL, attempts = attempts - 1 WHERE id = ${Number(id)}`)
+      .catch((error) => log.warn({ err: error, job: id }, 'could not hand a job back; it waits for its lease'));
+  }
+
   return {
+    enqueueHere,
     // A stopped worker takes no more work, however it is woken (a shutting-down process, a notification).
     wake: () => void (stopped || runDue()),
     runDue,
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await running;
+      await Promise.all([running, ...runningHere]);
     },
   };
 }

@@ -27,6 +27,7 @@ import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { connectClient, openMcpSession, postMcp } from './oauth-flow.js';
 import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
 import { NOMAD, OTHER, writeTaskOrgFile } from './task-org.js';
+import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
 describe.each(engines)('tasks on %s', (engine) => {
   let org: TestOrg;
@@ -45,8 +46,13 @@ describe.each(engines)('tasks on %s', (engine) => {
 
   let orgFile: Awaited<ReturnType<typeof writeTaskOrgFile>>;
 
+  /** scribe's webhook: takes every delivery (202), as an agent that works on it through the agent API would. */
+  let scribeHook: WebhookReceiver;
+
   beforeAll(async () => {
-    orgFile = await writeTaskOrgFile();
+    scribeHook = await startWebhookReceiver();
+    scribeHook.answer.status = 202;
+    orgFile = await writeTaskOrgFile({ scribeUrl: `${scribeHook.url}/agent` });
     org = await startOrg(engine, {
       config: { orgFile: orgFile.orgFile },
       operationRunners: {
@@ -71,6 +77,7 @@ describe.each(engines)('tasks on %s', (engine) => {
     await other?.close();
     await org?.close();
     await orgFile?.remove();
+    await scribeHook?.close();
   });
 
   describe('create_task', () => {

@@ -10,12 +10,13 @@ import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HttpServer } from '../../platform/http.js';
+import type { ClaimedHere } from '../../platform/jobs.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { MEMORY_KINDS, memoryItemRecord, memoryPage, recordMemory, recordMemoryInput, searchMemory } from '../memory.js';
 import { executeCapability } from '../capabilities.js';
 import { withIdempotencyKey } from '../operations/idempotency.js';
-import { awaitOperation, findOperation, operationRecord, toOperationRecord, type OperationRecord } from '../operations/operations.js';
+import { awaitOperation, findOperation, operationRecord, runStartedHere, startHere, toOperationRecord, type OperationRecord } from '../operations/operations.js';
 import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
 import { authenticateCallback } from './callback-tokens.js';
 import { askQuestion, finishWork, reportProgress } from './work.js';
@@ -76,7 +77,7 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
         '/complete',
         { schema: { tags, summary: 'The work succeeded with this result', params, body: completeBody, response: { 200: reported } } },
         async (request) => {
-          const row = await finishWork(ctx, ctx.db, current(request), { status: 'succeeded', result: request.body.result });
+          const row = await ctx.db.transaction((tx) => finishWork(ctx, tx, current(request), { status: 'succeeded', result: request.body.result }));
           return { operation: toOperationRecord(row) };
         },
       );
@@ -87,7 +88,7 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
         async (request) => {
           const { error } = request.body;
           const message = typeof error === 'string' ? error : error.message;
-          const row = await finishWork(ctx, ctx.db, current(request), { status: 'failed', error: { code: 'agent_failed', message } });
+          const row = await ctx.db.transaction((tx) => finishWork(ctx, tx, current(request), { status: 'failed', error: { code: 'agent_failed', message } }));
           return { operation: toOperationRecord(row) };
         },
       );
@@ -152,12 +153,15 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
           // DESIGN 4.4: the same gate as for a client, with this agent's autonomy and budget; the work belongs to
           // the person the operation is for. Keys are this agent's own (operations/idempotency.ts).
           const keyed = { personId: operation.personId, clientId: `agent:${operation.agentId}`, key, tool: 'execute_capability', args: { capabilityId, input, spaceId, dryRun } };
+          let startedHere: ClaimedHere[] = [];
           const produced = await withIdempotencyKey(ctx.db, keyed, async (tx) => {
+            startedHere = startHere(tx);
             const started = await executeCapability(ctx, tx, { capabilityId, input, spaceId, dryRun, agentId: operation.agentId!, personId: operation.personId, clientId: null });
             return 'dryRun' in started ? { result: { dry_run: true, verdict: started.dryRun } } : { operationId: started.operationId };
           });
           if ('result' in produced) return produced.result;
-          return { operation: await awaitOperation(ctx, produced.operationId, operation.personId, EXECUTE_WAIT_SECONDS) };
+          const runningHere = startedHere.length > 0 ? runStartedHere(startedHere) : undefined;
+          return { operation: await awaitOperation(ctx, produced.operationId, operation.personId, EXECUTE_WAIT_SECONDS, runningHere) };
         },
       );
     },

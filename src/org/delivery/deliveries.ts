@@ -12,14 +12,15 @@
  * Each attempt carries a fresh callback token (callback-tokens.ts) and a fresh signature timestamp; the
  * agent keeps the first copy it accepted, whose token stays valid.
  */
-import { and, eq, sql } from 'drizzle-orm';
-import type { Queryable } from '../../platform/database.js';
-import { cancelJob, jobKind, type JobInfo } from '../../platform/jobs.js';
+import { eq, sql } from 'drizzle-orm';
+import type { Queryable, Tx } from '../../platform/database.js';
+import { jobKind, type JobInfo } from '../../platform/jobs.js';
 import { jobs } from '../../platform/schema.js';
 import { toIso } from '../../platform/time.js';
 import { isAppError } from '../../platform/errors.js';
 import { findAgent, webhookTarget, type AgentRow } from '../agents.js';
 import type { OrgContext } from '../context.js';
+import { orgErrors } from '../errors.js';
 import { failure, findOperation } from '../operations/operations.js';
 import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
 import { deliveries } from '../schema.js';
@@ -66,18 +67,19 @@ export const taskAnswerHandlers = (ctx: OrgContext) =>
       const [created] = await tx.insert(deliveries).values({ id, operationId: operation.id, type: 'answer', content }).onConflictDoNothing().returning();
       if (!created) return;
       await deliverWork.enqueue(tx, { delivery_id: id }, { key: attemptKey(id) });
-      await ctx.watch.changed(tx, operation.id, { queued: true });
     });
   });
 
 /**
- * The first delivery of an operation, made by its runner: created once (a runner that runs again after a
- * crash finds it, and leaves the attempts to its queued job), then attempted at once in this process.
+ * The first delivery of an operation, made by its runner and attempted at once in this process. It is created
+ * with its first attempt, once: a runner that runs again after a crash finds it, and leaves the attempts to
+ * its queued job.
  */
 export async function deliverOperation(ctx: OrgContext, operation: OperationRow, type: DeliveryType, content: DeliveryContent): Promise<void> {
   const id = `msg_${operation.id.slice(operation.id.indexOf('_') + 1)}`;
-  const [created] = await ctx.db.insert(deliveries).values({ id, operationId: operation.id, type, content }).onConflictDoNothing().returning();
-  if (created) await attempt(ctx, created, operation);
+  const now = new Date().toISOString();
+  const draft: DeliveryRow = { id, operationId: operation.id, type, content, status: 'pending', attempts: 0, firstAttemptAt: null, lastError: null, createdAt: now, updatedAt: now };
+  await attempt(ctx, draft, operation, { first: true });
 }
 
 /** The queue handler of delivery attempts. */
@@ -94,10 +96,14 @@ export async function attemptDelivery(ctx: OrgContext, deliveryId: string, job?:
     await settleDelivery(ctx.db, delivery.id, 'failed', 'the operation ended before the agent was reached');
     return;
   }
-  await attempt(ctx, delivery, operation, job);
+  await attempt(ctx, delivery, operation, { job });
 }
 
-async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, job?: JobInfo): Promise<void> {
+/**
+ * One attempt. `first`: `delivery` is not stored yet, and is stored with this attempt (nothing is attempted
+ * when an earlier run of the runner stored it already).
+ */
+async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, options: { job?: JobInfo; first?: boolean } = {}): Promise<void> {
   const windowSeconds = ctx.config.delivery?.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
   const timeoutSeconds = ctx.config.delivery?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   if (delivery.firstAttemptAt && Date.parse(toIso(delivery.firstAttemptAt)) + windowSeconds * 1000 <= Date.now()) {
@@ -105,28 +111,26 @@ async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: Operat
   }
 
   const agent = operation.agentId ? await findAgent(ctx.db, operation.agentId) : undefined;
-  if (!agent) return giveUp(ctx, delivery, operation, 'the agent no longer exists');
   let target;
   try {
+    if (!agent) throw orgErrors.notFound('agent');
     target = webhookTarget(agent, ctx.config.resolveSecret);
   } catch (error) {
-    // Disabled, or its secret unset, since the work was sent.
+    // Gone, disabled, or its secret unset, since the work was sent.
     if (!isAppError(error)) throw error;
-    return giveUp(ctx, delivery, operation, error.message);
+    if (options.first) await ctx.db.insert(deliveries).values(delivery).onConflictDoNothing();
+    return giveUp(ctx, delivery, operation, agent ? error.message : 'the agent no longer exists');
   }
 
   // Before sending: count the attempt, queue the next one behind this attempt's timeout, issue its token.
-  const { counted, token } = await ctx.db.transaction(async (tx) => {
-    // The running job may hold the key; the next attempt takes it over (see platform/jobs.ts periodicJob).
-    if (job) await tx.update(jobs).set({ key: null }).where(eq(jobs.id, job.id));
-    const [row] = await tx
-      .update(deliveries)
-      .set({ attempts: sql`${deliveries.attempts} + 1`, firstAttemptAt: sql`coalesce(${deliveries.firstAttemptAt}, now())`, updatedAt: sql`now()` })
-      .where(eq(deliveries.id, delivery.id))
-      .returning();
+  const counting = await ctx.db.transaction(async (tx) => {
+    const counted = options.first ? await storeFirstAttempt(tx, delivery) : await countAttempt(tx, delivery.id, options.job);
+    if (!counted) return undefined;
     await deliverWork.enqueue(tx, { delivery_id: delivery.id }, { key: attemptKey(delivery.id), runAt: secondsFromNow(timeoutSeconds + 1) });
-    return { counted: row, token: await issueCallbackToken(tx, operation.id) };
+    return { counted, token: await issueCallbackToken(tx, operation.id) };
   });
+  if (!counting) return;
+  const { counted, token } = counting;
 
   const outcome = await postSigned({
     url: target.url,
@@ -136,6 +140,27 @@ async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: Operat
     timeoutMs: timeoutSeconds * 1000,
   });
   await applyAttempt(ctx, counted, operation, outcome, windowSeconds);
+}
+
+/** Stores a new delivery with its first attempt counted; undefined when it was stored before. */
+async function storeFirstAttempt(tx: Tx, delivery: DeliveryRow): Promise<DeliveryRow | undefined> {
+  const [row] = await tx
+    .insert(deliveries)
+    .values({ ...delivery, attempts: 1, firstAttemptAt: sql`now()`, createdAt: sql`now()`, updatedAt: sql`now()` })
+    .onConflictDoNothing()
+    .returning();
+  return row;
+}
+
+async function countAttempt(tx: Tx, deliveryId: string, job: JobInfo | undefined): Promise<DeliveryRow> {
+  // The running job may hold the key; the next attempt takes it over (see platform/jobs.ts periodicJob).
+  if (job) await tx.update(jobs).set({ key: null }).where(eq(jobs.id, job.id));
+  const [row] = await tx
+    .update(deliveries)
+    .set({ attempts: sql`${deliveries.attempts} + 1`, firstAttemptAt: sql`coalesce(${deliveries.firstAttemptAt}, now())`, updatedAt: sql`now()` })
+    .where(eq(deliveries.id, deliveryId))
+    .returning();
+  return row;
 }
 
 /** DESIGN 4.5's body. */
@@ -199,12 +224,13 @@ async function giveUp(ctx: OrgContext, delivery: DeliveryRow, operation: Operati
   });
 }
 
+/** Settles a pending delivery and drops its queued attempt, in one statement. */
 async function settleDelivery(db: Queryable, id: string, status: 'delivered' | 'failed', reason?: string): Promise<void> {
-  await db
-    .update(deliveries)
-    .set({ status, ...(reason ? { lastError: reason } : {}), updatedAt: sql`now()` })
-    .where(and(eq(deliveries.id, id), eq(deliveries.status, 'pending')));
-  await cancelJob(db, attemptKey(id));
+  await db.execute(sql`
+    WITH settled AS (
+      UPDATE ${deliveries} SET status = ${status}, last_error = coalesce(${reason ?? null}, last_error), updated_at = now()
+      WHERE id = ${id} AND status = 'pending')
+    DELETE FROM ${jobs} WHERE key = ${attemptKey(id)}`);
 }
 
 function secondsFromNow(seconds: number): Date {

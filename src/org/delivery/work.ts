@@ -5,7 +5,7 @@
  * puts it back to open with the error as a progress event, progress and questions land on the task too.
  * Each report is one transaction, so the operation and its task never disagree.
  */
-import type { Queryable } from '../../platform/database.js';
+import type { Queryable, Tx } from '../../platform/database.js';
 import { isAppError } from '../../platform/errors.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
@@ -21,22 +21,20 @@ function taskOf(operation: OperationRow): string | undefined {
 }
 
 /**
- * Ends the operation (and moves its task) with `outcome`; `invalid_state` when the operation already ended.
- * A task that can no longer move (cancelled, or finished by a person meanwhile) does not keep the
- * operation from ending.
+ * Ends the operation (and moves its task) with `outcome`, in the caller's transaction `tx`; `invalid_state`
+ * when the operation already ended, before anything is written. A task that can no longer move (cancelled,
+ * or finished by a person meanwhile) does not keep the operation from ending.
  */
-export async function finishWork(ctx: OrgContext, db: Queryable, operation: OperationRow, outcome: WorkOutcome): Promise<OperationRow> {
-  return db.transaction(async (tx) => {
-    const taskId = taskOf(operation);
-    if (outcome.status === 'succeeded') {
-      const row = await completeOperation(ctx, tx, operation.id, outcome.result);
-      if (taskId) await completeTask(ctx, tx, taskId, { result: outcome.result, operationId: operation.id }).catch(ignoreRefusal);
-      return row;
-    }
-    const row = await failOperation(ctx, tx, operation.id, outcome.error);
-    if (taskId) await reopenTask(ctx, tx, taskId, { error: outcome.error, operationId: operation.id }).catch(ignoreRefusal);
+export async function finishWork(ctx: OrgContext, tx: Tx, operation: OperationRow, outcome: WorkOutcome): Promise<OperationRow> {
+  const taskId = taskOf(operation);
+  if (outcome.status === 'succeeded') {
+    const row = await completeOperation(tx, operation.id, outcome.result);
+    if (taskId) await completeTask(ctx, tx, taskId, { result: outcome.result, operationId: operation.id }).catch(ignoreRefusal);
     return row;
-  });
+  }
+  const row = await failOperation(tx, operation.id, outcome.error);
+  if (taskId) await reopenTask(ctx, tx, taskId, { error: outcome.error, operationId: operation.id }).catch(ignoreRefusal);
+  return row;
 }
 
 /** The agent took the work (202): a delivered task is now in progress. */
@@ -53,7 +51,7 @@ export function ignoreRefusal(error: unknown): undefined {
 
 export async function reportProgress(ctx: OrgContext, db: Queryable, operation: OperationRow, event: { message: string; percent?: number }): Promise<void> {
   await db.transaction(async (tx) => {
-    await addProgress(ctx, tx, operation.id, event);
+    await addProgress(tx, operation.id, event);
     const taskId = taskOf(operation);
     if (taskId) await addTaskProgress(ctx, tx, taskId, { ...event, operationId: operation.id });
   });

@@ -20,11 +20,12 @@ import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Scope } from '../../auth/index.js';
 import type { Queryable } from '../../platform/database.js';
+import type { ClaimedHere } from '../../platform/jobs.js';
 import type { McpTool, McpToolRegistry } from '../../platform/mcp/tools.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { withIdempotencyKey, type Produced } from '../operations/idempotency.js';
-import { awaitOperation, operationRecord } from '../operations/operations.js';
+import { awaitOperation, operationRecord, runStartedHere, startHere } from '../operations/operations.js';
 import { listSpaceIdsOfPerson } from '../spaces.js';
 
 /** Who is calling, from the verified access token. */
@@ -141,12 +142,16 @@ async function runTool(definition: OrgToolDefinition, args: Record<string, unkno
   if (definition.effect === 'read') return definition.run(own, call);
 
   const keyed = { personId: principal.personId, clientId: principal.clientId, key: key as string | undefined, tool: definition.name, args: own };
+  let started: ClaimedHere[] = [];
   const produced: Produced = await withIdempotencyKey(ctx.db, keyed, async (tx) => {
+    if (definition.effect === 'work') started = startHere(tx);
     const outcome = await definition.run(own, { ...call, db: tx });
     if (definition.effect !== 'work') return { result: outcome };
     return typeof outcome === 'string' ? { operationId: outcome } : (outcome as { result: unknown });
   });
-  if ('operationId' in produced) return awaitOperation(ctx, produced.operationId, principal.personId, wait as number);
+  // Committed: what the call started runs here while the caller waits (none for a replayed key).
+  const runningHere = started.length > 0 ? runStartedHere(started) : undefined;
+  if ('operationId' in produced) return awaitOperation(ctx, produced.operationId, principal.personId, wait as number, runningHere);
   return produced.result;
 }
 

@@ -6,19 +6,20 @@
  * of its kind. A runner returns how the work stands — succeeded, failed, paused on a decision, or still
  * running elsewhere (an agent that answers later through the agent API) — and that outcome is applied with
  * `move()`. A process that dies mid-run leaves the job leased; when the lease passes another process runs it
- * again, so runners must be safe to repeat. Every change wakes the callers waiting on it (watch.ts).
+ * again, so runners must be safe to repeat. The database announces every status change and every queued job
+ * (a trigger, on commit), which wakes the callers waiting on it and the job workers (watch.ts).
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
 import { isAppError } from '../../platform/errors.js';
-import { jobKind, type JobHandler } from '../../platform/jobs.js';
+import { jobKind, type ClaimedHere, type JobHandler } from '../../platform/jobs.js';
 import { toIso } from '../../platform/time.js';
 import type { OrgContext } from '../context.js';
 import { OPERATION_FAILURES, orgErrors, type OperationFailure } from '../errors.js';
 import { newId } from '../ids.js';
 import { operations } from '../schema.js';
-import { isAnswered, move, OPERATION_KINDS, OPERATION_STATUSES, type MoveChanges, type OperationEvent, type OperationKind, type OperationRow } from './states.js';
+import { isAnswered, move, OPERATION_KINDS, OPERATION_STATUSES, type OperationKind, type OperationRow } from './states.js';
 
 export const operationError = z.object({ code: z.string(), message: z.string() });
 export type OperationError = z.infer<typeof operationError>;
@@ -70,6 +71,26 @@ export interface NewOperation {
 
 const runOperation = jobKind<{ operation_id: string }>('org.operation');
 
+/**
+ * Work started by a caller that waits for it (a tool with `wait_seconds`, the agent API) runs in the process
+ * that started it, right after the start commits, rather than in whichever worker a notification wakes first:
+ * its job is enqueued already claimed here (platform/jobs.ts `enqueueHere`). Operations started in a
+ * transaction marked by `startHere` are collected here until `runStartedHere`.
+ */
+const startedIn = new WeakMap<Queryable, ClaimedHere[]>();
+
+/** Marks `tx`: operations it starts are claimed by this process; give the result to `runStartedHere` after commit. */
+export function startHere(tx: Queryable): ClaimedHere[] {
+  const started: ClaimedHere[] = [];
+  startedIn.set(tx, started);
+  return started;
+}
+
+/** Runs what a committed transaction marked by `startHere` started; resolves when all of it has run. */
+export async function runStartedHere(started: ClaimedHere[]): Promise<void> {
+  await Promise.all(started.map((job) => job.run()));
+}
+
 /** Writes the queued operation and its job in `db` (the caller's transaction); returns its id. */
 export async function startOperation(ctx: OrgContext, db: Queryable, start: NewOperation): Promise<string> {
   const id = newId('op');
@@ -83,23 +104,21 @@ export async function startOperation(ctx: OrgContext, db: Queryable, start: NewO
     spaceId: start.spaceId ?? null,
     input: start.input,
   });
-  await runOperation.enqueue(db, { operation_id: id });
-  await ctx.watch.changed(db, id, { queued: true });
+  const payload = { operation_id: id };
+  const here = startedIn.get(db);
+  if (here) here.push(await ctx.jobs.enqueueHere(db, runOperation.kind, payload));
+  else await runOperation.enqueue(db, payload);
   return id;
 }
 
-/** Applies `event` and wakes whoever waits on the operation. */
-export async function moveOperation(ctx: OrgContext, db: Queryable, id: string, event: OperationEvent, changes?: MoveChanges): Promise<OperationRow> {
-  const row = await move(db, id, event, changes);
-  if (event !== 'resume') await ctx.watch.changed(db, id);
-  return row;
-}
+/** Applies `event` (states.ts); the database wakes whoever waits on the operation. */
+export const moveOperation = move;
 
-export const completeOperation = (ctx: OrgContext, db: Queryable, id: string, result: unknown) =>
-  moveOperation(ctx, db, id, 'succeed', { result: result ?? null });
+export const completeOperation = (db: Queryable, id: string, result: unknown) =>
+  moveOperation(db, id, 'succeed', { result: result ?? null });
 
-export const failOperation = (ctx: OrgContext, db: Queryable, id: string, error: OperationError) =>
-  moveOperation(ctx, db, id, 'fail', { error });
+export const failOperation = (db: Queryable, id: string, error: OperationError) =>
+  moveOperation(db, id, 'fail', { error });
 
 /** The catalogued failure of DESIGN 4.4 / 4.5 (`denied`, `expired`, `undeliverable`, …). */
 export function failure(code: OperationFailure, message: string = OPERATION_FAILURES[code]): OperationError {
@@ -107,19 +126,18 @@ export function failure(code: OperationFailure, message: string = OPERATION_FAIL
 }
 
 /** The gate paused the work on a decision. */
-export const pauseOperation = (ctx: OrgContext, db: Queryable, id: string, decisionId: string) =>
-  moveOperation(ctx, db, id, 'pause', { decisionId });
+export const pauseOperation = (db: Queryable, id: string, decisionId: string) =>
+  moveOperation(db, id, 'pause', { decisionId });
 
 /** The decision was approved: back to running, and the runner is called again. */
-export async function resumeOperation(ctx: OrgContext, db: Queryable, id: string): Promise<OperationRow> {
-  const row = await moveOperation(ctx, db, id, 'resume');
+export async function resumeOperation(db: Queryable, id: string): Promise<OperationRow> {
+  const row = await moveOperation(db, id, 'resume');
   await runOperation.enqueue(db, { operation_id: id });
-  await ctx.watch.changed(db, id, { queued: true });
   return row;
 }
 
 /** Adds a progress event; refused once the operation has ended. */
-export async function addProgress(ctx: OrgContext, db: Queryable, id: string, event: { message: string; percent?: number }): Promise<void> {
+export async function addProgress(db: Queryable, id: string, event: { message: string; percent?: number }): Promise<void> {
   const entry = { message: event.message, ...(event.percent === undefined ? {} : { percent: event.percent }) };
   const [row] = await db
     .update(operations)
@@ -134,7 +152,6 @@ export async function addProgress(ctx: OrgContext, db: Queryable, id: string, ev
     if (!current) throw orgErrors.notFound('operation');
     throw orgErrors.invalidState(`the operation is ${current.status}, so it takes no more progress`, { status: current.status });
   }
-  await ctx.watch.changed(db, id);
 }
 
 export async function findOperation(db: Queryable, id: string): Promise<OperationRow | undefined> {
@@ -151,10 +168,18 @@ export async function getOperation(db: Queryable, id: string, personId: string):
 
 /**
  * Waits up to `waitSeconds` for the operation to be answered (settled or paused) and returns it as it then
- * stands (DESIGN 4.3: tools that start work wait at most `wait_seconds`).
+ * stands (DESIGN 4.3: tools that start work wait at most `wait_seconds`). `runningHere`: the operation's run in
+ * this process (`runStartedHere`), waited for before the first read.
  */
-export async function awaitOperation(ctx: OrgContext, id: string, personId: string, waitSeconds: number): Promise<OperationRecord> {
+export async function awaitOperation(
+  ctx: OrgContext,
+  id: string,
+  personId: string,
+  waitSeconds: number,
+  runningHere?: Promise<void>,
+): Promise<OperationRecord> {
   const deadline = Date.now() + waitSeconds * 1000;
+  if (runningHere) await within(runningHere, deadline - Date.now());
   for (;;) {
     const next = ctx.watch.next(id, deadline - Date.now());
     const operation = await getOperation(ctx.db, id, personId).catch((error) => {
@@ -167,6 +192,13 @@ export async function awaitOperation(ctx: OrgContext, id: string, personId: stri
     }
     await next.promise;
   }
+}
+
+/** Resolves when `promise` settles or after `ms`, whichever comes first. */
+async function within(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))))]);
+  clearTimeout(timer);
 }
 
 export function toOperationRecord(row: OperationRow): OperationRecord {
@@ -192,8 +224,10 @@ export function toOperationRecord(row: OperationRow): OperationRecord {
  */
 export function operationJobHandlers(ctx: OrgContext, runners: OperationRunners): Record<string, JobHandler> {
   return runOperation.handle(async ({ operation_id: id }, job) => {
-    let operation = await findOperation(ctx.db, id);
-    if (operation?.status === 'queued') operation = await moveOperation(ctx, ctx.db, id, 'start').catch(ignoreLostRace);
+    // Queued is the usual case; a resumed operation is already running.
+    const operation = await moveOperation(ctx.db, id, 'start').catch(async (error) =>
+      isAppError(error) && error.code === 'invalid_state' ? findOperation(ctx.db, id) : Promise.reject(error),
+    );
     // Paused, settled, or moved on by another process: nothing to run.
     if (operation?.status !== 'running') return;
     const runner = runners[operation.kind];
@@ -214,11 +248,11 @@ export function operationJobHandlers(ctx: OrgContext, runners: OperationRunners)
 async function applyOutcome(ctx: OrgContext, id: string, outcome: RunnerOutcome): Promise<unknown> {
   switch (outcome.status) {
     case 'succeeded':
-      return completeOperation(ctx, ctx.db, id, outcome.result);
+      return completeOperation(ctx.db, id, outcome.result);
     case 'failed':
-      return failOperation(ctx, ctx.db, id, outcome.error);
+      return failOperation(ctx.db, id, outcome.error);
     case 'paused':
-      return pauseOperation(ctx, ctx.db, id, outcome.decisionId);
+      return pauseOperation(ctx.db, id, outcome.decisionId);
     case 'running':
       return undefined;
   }

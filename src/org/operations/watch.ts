@@ -1,23 +1,24 @@
 /**
- * How a caller waiting on an operation (`wait_seconds`) learns that it moved, on whichever process it moved:
- * every change of an operation sends `pg_notify` on this schema's operations channel inside its own
- * transaction (delivered on commit, never on rollback), and each process LISTENs on one connection of its
- * own (PGlite's in-process listener on the embedded database). A notification only wakes waiters, who then
- * read the row; a short poll covers a listener that is down or a notification missed. A notification that
- * work was queued also wakes the process's job worker, so the first free process starts it at once.
+ * How a caller waiting on an operation (`wait_seconds`) learns that it was answered, on whichever process it
+ * moved, and how every process's job worker learns that work was queued. The database sends both on this
+ * schema's operations channel from triggers (drizzle/0001_change_notifications.sql), on commit only: each
+ * status change of an operation as `<id> <status>`, and each due, unclaimed job as `*`. Each process LISTENs
+ * on one connection of its own (PGlite's in-process listener on the embedded database). A notification only
+ * wakes waiters, who then read the row; a short poll covers a listener that is down or a notification missed.
  */
-import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database, Listening, Queryable } from '../../platform/database.js';
+import type { Database, Listening } from '../../platform/database.js';
+import { isAnswered, OPERATION_STATUSES, type OperationStatus } from './states.js';
 
 /** A waiter re-reads the operation at least this often, whatever it hears. */
 const POLL_MS = 500;
 const RELISTEN_MS = 1_000;
-const QUEUED = 'queued';
+/** The payload of a queued job (drizzle/0001_change_notifications.sql). */
+const JOB_QUEUED = '*';
 
 export interface OperationWatchOptions {
   log: FastifyBaseLogger;
-  /** Called when any process queued work for an operation (after its commit). */
+  /** Called when any process queued a due job (after its commit). */
   queued(): void;
 }
 
@@ -41,14 +42,9 @@ export class OperationWatch {
     return watch;
   }
 
-  /** Queues the wake-up in the caller's transaction: sent on commit. `queued`: a job for it was enqueued. */
-  async changed(db: Queryable, operationId: string, options: { queued?: boolean } = {}): Promise<void> {
-    await db.execute(sql`SELECT pg_notify(${this.channel}, ${options.queued ? `${operationId} ${QUEUED}` : operationId})`);
-  }
-
   /**
-   * Resolves at the next change of the operation, or after `ms` (capped at the poll interval). Register before
-   * reading the row, so a change between the read and the wait is not missed.
+   * Resolves when the operation is next answered (settled or paused), or after `ms` (capped at the poll
+   * interval). Register before reading the row, so an answer between the read and the wait is not missed.
    */
   next(operationId: string, ms: number): { promise: Promise<void>; cancel(): void } {
     let wake!: () => void;
@@ -77,9 +73,9 @@ export class OperationWatch {
     try {
       const listening = await this.database.listen(this.channel, {
         notify: (payload) => {
-          const [operationId, event] = payload.split(' ');
-          this.waiters.get(operationId)?.forEach((wake) => wake());
-          if (event === QUEUED) this.options.queued();
+          if (payload === JOB_QUEUED) return this.options.queued();
+          const [operationId, status] = payload.split(' ');
+          if (answers(status)) this.waiters.get(operationId)?.forEach((wake) => wake());
         },
         lost: (error) => {
           this.listening = undefined;
@@ -100,4 +96,8 @@ export class OperationWatch {
     this.retry = setTimeout(() => void this.listen(), RELISTEN_MS);
     this.retry.unref();
   }
+}
+
+function answers(status: string | undefined): boolean {
+  return OPERATION_STATUSES.includes(status as OperationStatus) && isAnswered(status as OperationStatus);
 }
