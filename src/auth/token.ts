@@ -183,6 +183,9 @@ async function redeemRefreshToken(ctx: AuthContext, client: Client, params: RawP
 /** True for a refresh token rotated less than the reuse interval ago (never when the interval is 0). */
 function rotatedRecently(ctx: AuthContext) {
   const seconds = ctx.config.refreshReuseSeconds ?? DEFAULT_REFRESH_REUSE_SECONDS;
+  // Not `used_at > now()` for 0: a refresh whose transaction began before the winner's (now() is the start of
+  // the transaction) would pass it once the winner commits, and two refreshes would win.
+  if (seconds <= 0) return sql`false`;
   return sql`${oauthTokens.usedAt} > now() - make_interval(secs => ${seconds})`;
 }
 
