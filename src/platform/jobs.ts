@@ -3,7 +3,7 @@
  * `FOR UPDATE SKIP LOCKED` and a lease, retry with backoff, keep failures for inspection.
  * Handlers must be idempotent: a job whose lease expires mid-run (a crashed process) runs again.
  */
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Db, Queryable } from './database.js';
 import { jobs } from './schema.js';
@@ -56,20 +56,22 @@ export async function enqueueJob(
   payload: Record<string, unknown>,
   options: EnqueueOptions = {},
 ): Promise<void> {
-  const runAt = options.runAt ? new Date(options.runAt).toISOString() : sql`now()`;
-  const values = { kind, payload, runAt: runAt as string, key: options.key, maxAttempts: options.maxAttempts ?? 5 };
-  if (!options.key) {
-    await db.insert(jobs).values(values);
-    return;
-  }
-  await db
-    .insert(jobs)
-    .values(values)
-    .onConflictDoUpdate({
-      target: jobs.key,
-      set: { kind, payload, runAt: values.runAt, attempts: 0, failedAt: null, lastError: null, lockedUntil: null },
-      ...(options.ifPending === 'keep' ? { where: sql`${jobs.failedAt} IS NOT NULL` } : {}),
-    });
+  await db.execute(enqueueJobStatement(kind, payload, options));
+}
+
+/**
+ * `enqueueJob`'s statement, to embed in a larger one: with `from` (`FROM delivery`, a CTE of the same statement)
+ * it queues the job once per row of it, so a job is queued together with what it is for, in one round trip.
+ */
+export function enqueueJobStatement(kind: string, payload: Record<string, unknown>, options: EnqueueOptions = {}, from: SQL = sql``): SQL {
+  const runAt = options.runAt ? sql`${new Date(options.runAt).toISOString()}::timestamptz` : sql`now()`;
+  const insert = sql`INSERT INTO ${jobs} (kind, payload, run_at, key, max_attempts)
+    SELECT ${kind}::text, ${JSON.stringify(payload)}::jsonb, ${runAt}, ${options.key ?? null}::text, ${options.maxAttempts ?? 5}::int ${from}`;
+  if (!options.key) return insert;
+  // `keep` leaves a pending job as it is and only starts again one that failed for good.
+  const onlyFailed = options.ifPending === 'keep' ? sql` WHERE ${jobs}.failed_at IS NOT NULL` : sql``;
+  return sql`${insert} ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, payload = excluded.payload, run_at = excluded.run_at,
+    attempts = 0, failed_at = NULL, last_error = NULL, locked_until = NULL${onlyFailed}`;
 }
 
 export async function cancelJob(db: Queryable, key: string): Promise<void> {

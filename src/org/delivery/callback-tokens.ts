@@ -5,9 +5,9 @@
  * refused with `invalid_state` (the agent learns the work is over); after it, the token is simply wrong.
  */
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { hashToken } from '../../auth/ids.js';
-import type { Queryable } from '../../platform/database.js';
+import { queryRows, type Queryable } from '../../platform/database.js';
 import { toIso } from '../../platform/time.js';
 import { orgErrors } from '../errors.js';
 import { callbackTokens, operations } from '../schema.js';
@@ -24,12 +24,20 @@ export interface CallbackToken {
 }
 
 export async function issueCallbackToken(db: Queryable, operationId: string): Promise<CallbackToken> {
+  const issued = callbackTokenStatement(operationId);
+  const [row] = await queryRows<{ expires_at: string }>(db, sql`${issued.statement} RETURNING expires_at::text`);
+  return { token: issued.token, expiresAt: toIso(row.expires_at) };
+}
+
+/**
+ * `issueCallbackToken`'s statement, to embed in a larger one: with `from` (`FROM delivery`, a CTE of the same
+ * statement) it stores the token once per row of it. `token` is what the agent is given.
+ */
+export function callbackTokenStatement(operationId: string, from: SQL = sql``): { token: string; statement: SQL } {
   const token = `cbt_${randomBytes(32).toString('base64url')}`;
-  const [row] = await db
-    .insert(callbackTokens)
-    .values({ hash: hashToken(token), operationId, expiresAt: sql`now() + make_interval(secs => ${CALLBACK_TOKEN_SECONDS})` })
-    .returning({ expiresAt: callbackTokens.expiresAt });
-  return { token, expiresAt: toIso(row.expiresAt) };
+  const statement = sql`INSERT INTO ${callbackTokens} (hash, operation_id, expires_at)
+    SELECT ${hashToken(token)}::text, ${operationId}::text, now() + make_interval(secs => ${CALLBACK_TOKEN_SECONDS}::int) ${from}`;
+  return { token, statement };
 }
 
 /** The operation `token` was issued for, when it is `operationId` and the token is still valid; else 401. */

@@ -13,8 +13,8 @@
  * agent keeps the first copy it accepted, whose token stays valid.
  */
 import { eq, sql } from 'drizzle-orm';
-import type { Queryable, Tx } from '../../platform/database.js';
-import { jobKind, type JobInfo } from '../../platform/jobs.js';
+import { queryRows, type Queryable, type Tx } from '../../platform/database.js';
+import { enqueueJobStatement, jobKind, type JobInfo } from '../../platform/jobs.js';
 import { jobs } from '../../platform/schema.js';
 import { toIso } from '../../platform/time.js';
 import { isAppError } from '../../platform/errors.js';
@@ -25,7 +25,7 @@ import { failure, findOperation } from '../operations/operations.js';
 import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
 import { deliveries } from '../schema.js';
 import { getTaskForAgent, taskAnswerJob } from '../tasks.js';
-import { issueCallbackToken } from './callback-tokens.js';
+import { callbackTokenStatement, issueCallbackToken, type CallbackToken } from './callback-tokens.js';
 import { postSigned, type AttemptOutcome } from './webhook.js';
 import { acceptWork, finishWork, ignoreRefusal } from './work.js';
 
@@ -123,12 +123,14 @@ async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: Operat
   }
 
   // Before sending: count the attempt, queue the next one behind this attempt's timeout, issue its token.
-  const counting = await ctx.db.transaction(async (tx) => {
-    const counted = options.first ? await storeFirstAttempt(tx, delivery) : await countAttempt(tx, delivery.id, options.job);
-    if (!counted) return undefined;
-    await deliverWork.enqueue(tx, { delivery_id: delivery.id }, { key: attemptKey(delivery.id), runAt: secondsFromNow(timeoutSeconds + 1) });
-    return { counted, token: await issueCallbackToken(tx, operation.id) };
-  });
+  const nextAttempt = { key: attemptKey(delivery.id), runAt: secondsFromNow(timeoutSeconds + 1) };
+  const counting = options.first
+    ? await storeFirstAttempt(ctx.db, delivery, nextAttempt)
+    : await ctx.db.transaction(async (tx) => {
+        const counted = await countAttempt(tx, delivery.id, options.job);
+        await deliverWork.enqueue(tx, { delivery_id: delivery.id }, nextAttempt);
+        return { counted, token: await issueCallbackToken(tx, operation.id) };
+      });
   if (!counting) return;
   const { counted, token } = counting;
 
@@ -142,14 +144,33 @@ async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: Operat
   await applyAttempt(ctx, counted, operation, outcome, windowSeconds);
 }
 
-/** Stores a new delivery with its first attempt counted; undefined when it was stored before. */
-async function storeFirstAttempt(tx: Tx, delivery: DeliveryRow): Promise<DeliveryRow | undefined> {
-  const [row] = await tx
-    .insert(deliveries)
-    .values({ ...delivery, attempts: 1, firstAttemptAt: sql`now()`, createdAt: sql`now()`, updatedAt: sql`now()` })
-    .onConflictDoNothing()
-    .returning();
-  return row;
+/**
+ * Stores a new delivery with its first attempt counted, the next attempt queued and this attempt's callback
+ * token, in one statement (one round trip, all or nothing); undefined when the delivery was stored before (by a
+ * run of the runner that a crash interrupted), and then nothing is written.
+ */
+async function storeFirstAttempt(
+  db: Queryable,
+  delivery: DeliveryRow,
+  nextAttempt: { key: string; runAt: Date },
+): Promise<{ counted: DeliveryRow; token: CallbackToken } | undefined> {
+  const from = sql`FROM delivery`;
+  const issued = callbackTokenStatement(delivery.operationId, from);
+  const [row] = await queryRows<{ first_attempt_at: string; expires_at: string }>(
+    db,
+    sql`WITH delivery AS (
+        INSERT INTO ${deliveries} (id, operation_id, type, content, attempts, first_attempt_at)
+        VALUES (${delivery.id}, ${delivery.operationId}, ${delivery.type}, ${JSON.stringify(delivery.content)}::jsonb, 1, now())
+        ON CONFLICT DO NOTHING RETURNING first_attempt_at),
+      next_attempt AS (${enqueueJobStatement(deliverWork.kind, { delivery_id: delivery.id }, nextAttempt, from)}),
+      token AS (${issued.statement} RETURNING expires_at)
+      SELECT delivery.first_attempt_at::text, token.expires_at::text FROM delivery, token`,
+  );
+  if (!row) return undefined;
+  return {
+    counted: { ...delivery, attempts: 1, firstAttemptAt: row.first_attempt_at },
+    token: { token: issued.token, expiresAt: toIso(row.expires_at) },
+  };
 }
 
 async function countAttempt(tx: Tx, deliveryId: string, job: JobInfo | undefined): Promise<DeliveryRow> {
