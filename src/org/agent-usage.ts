@@ -60,3 +60,8 @@ export function chargeAgentStatement(agentId: string, units: number, options: { 
   return sql`INSERT INTO ${agentMonthlyUsage} (agent_id, month, used) SELECT ${agentId}, ${usageMonth(options.at)}, ${units} ${options.from ?? sql``}
     ON CONFLICT (agent_id, month) DO UPDATE SET used = ${agentMonthlyUsage}.used + excluded.used, updated_at = now()`;
 }
+
+/** What the agent used in `month`, as an expression to read with other things in one statement. */
+export function spentThisMonthSql(agentId: string, month: string): SQL {
+  return sql`coalesce((SELECT used FROM ${agentMonthlyUsage} WHERE agent_id = ${agentId} AND month = ${month}), 0)`;
+}

@@ -12,7 +12,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Queryable } from '../platform/database.js';
+import { queryRows, type Queryable } from '../platform/database.js';
 import type { OrgContext } from './context.js';
 import { contentActionSchema } from './connectors/content-actions.js';
 import { runConnector, type Connector } from './connectors/index.js';
@@ -25,8 +25,8 @@ import { newId } from './ids.js';
 import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../platform/upsert.js';
 import { agents, capabilities, gateVerdicts, operations } from './schema.js';
 import { checkCapabilityInput } from './input-schema.js';
-import { loadGateRules } from './rules.js';
-import { agentUsage, chargeAgentStatement, usageMonth } from './agent-usage.js';
+import { gateRulesSql, toGateRules } from './rules.js';
+import { chargeAgentStatement, spentThisMonthSql, usageMonth } from './agent-usage.js';
 
 export interface CapabilityInput {
   key: string;
@@ -156,12 +156,17 @@ export async function evaluateGate(
 ): Promise<GateVerdict & { verdict_id: string }> {
   const now = new Date();
   const { capability, agentBase } = gateSubjects(subject.capability, subject.agent);
+  // The agent's spending this month and every rule, in one round trip.
+  const [loaded] = await queryRows<{ spent: number; standing: never[]; learned: never[] }>(
+    db,
+    sql`SELECT ${spentThisMonthSql(subject.agent.id, usageMonth(now))} AS spent, ${gateRulesSql.standing} AS standing, ${gateRulesSql.learned} AS learned`,
+  );
   const inputs: GateInputs = {
     now: now.toISOString(),
     capability,
-    agent: { ...agentBase, spent: (await agentUsage(db, subject.agent.id, usageMonth(now)))?.used ?? 0 },
+    agent: { ...agentBase, spent: Number(loaded.spent) },
     input: subject.input,
-    rules: await loadGateRules(db),
+    rules: toGateRules(loaded.standing, loaded.learned),
   };
   const verdict = decide(inputs);
   const id = newId('gv');

@@ -11,9 +11,9 @@
  * The gate reads both as one list of `GateRule`s; every matching rule counts.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { and, asc, desc, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Queryable } from '../platform/database.js';
+import { queryRows, type Queryable } from '../platform/database.js';
 import { toIso } from '../platform/time.js';
 import { orgErrors } from './errors.js';
 import type { GateRule, InputCondition, RuleConditions } from './gate/index.js';
@@ -40,29 +40,61 @@ export async function replaceStandingRules(db: Queryable, rules: RuleInput[]): P
   return { changed: true };
 }
 
-/** Every rule the gate weighs now: the file's, then the learned ones neither revoked nor past their date. */
-export async function loadGateRules(db: Queryable): Promise<GateRule[]> {
-  const fileRules = await db.select().from(standingRules).orderBy(asc(standingRules.position));
-  const learned = await db
-    .select({ rule: learnedRules, capabilityKey: capabilities.key })
-    .from(learnedRules)
-    .innerJoin(capabilities, eq(capabilities.id, learnedRules.capabilityId))
-    .where(and(isNull(learnedRules.revokedAt), or(isNull(learnedRules.until), sql`${learnedRules.until} > now()`)));
+/**
+ * Every rule the gate weighs now, as two JSON lists to read in one statement with the gate's other inputs
+ * (capabilities.ts): the file's rules in their order, then the learned ones neither revoked nor past their date.
+ */
+export const gateRulesSql = {
+  standing: sql`coalesce((
+    SELECT json_agg(json_build_object('id', id, 'name', name, 'when', "when", 'then', "then", 'mode', mode) ORDER BY position)
+    FROM ${standingRules}), '[]')`,
+  learned: sql`coalesce((
+    SELECT json_agg(json_build_object('id', l.id, 'agent_id', l.agent_id, 'capability_id', l.capability_id,
+      'input_conditions', l.input_conditions, 'until', l.until::text, 'capability_key', c.key))
+    FROM ${learnedRules} l JOIN ${capabilities} c ON c.id = l.capability_id
+    WHERE l.revoked_at IS NULL AND (l.until IS NULL OR l.until > now())), '[]')`,
+};
+
+interface StandingRuleJson {
+  id: string;
+  name: string;
+  when: RuleConditions;
+  then: GateRule['then'];
+  mode: GateRule['mode'];
+}
+
+interface LearnedRuleJson {
+  id: string;
+  agent_id: string;
+  capability_id: string;
+  input_conditions: InputCondition[] | null;
+  until: string | null;
+  capability_key: string;
+}
+
+/** The two lists of `gateRulesSql` as the gate's rules. */
+export function toGateRules(standing: StandingRuleJson[], learned: LearnedRuleJson[]): GateRule[] {
   return [
-    ...fileRules.map((rule) => ({ id: rule.id, name: rule.name, when: rule.when as RuleConditions, then: rule.then, mode: rule.mode })),
-    ...learned.map(({ rule, capabilityKey }) => ({
+    ...standing.map((rule) => ({ id: rule.id, name: rule.name, when: rule.when, then: rule.then, mode: rule.mode })),
+    ...learned.map((rule) => ({
       id: rule.id,
-      name: `learned: allow ${capabilityKey}`,
+      name: `learned: allow ${rule.capability_key}`,
       when: {
-        agent: rule.agentId,
-        capability: rule.capabilityId,
-        ...(rule.inputConditions ? { input: rule.inputConditions as InputCondition[] } : {}),
+        agent: rule.agent_id,
+        capability: rule.capability_id,
+        ...(rule.input_conditions ? { input: rule.input_conditions } : {}),
       },
       then: 'allow' as const,
       mode: 'enforce' as const,
       until: rule.until ? toIso(rule.until) : null,
     })),
   ];
+}
+
+/** Every rule the gate weighs now (`gateRulesSql`) on its own. */
+export async function loadGateRules(db: Queryable): Promise<GateRule[]> {
+  const [row] = await queryRows<{ standing: never[]; learned: never[] }>(db, sql`SELECT ${gateRulesSql.standing} AS standing, ${gateRulesSql.learned} AS learned`);
+  return toGateRules(row.standing, row.learned);
 }
 
 export const learnedRuleRecord = z.object({
