@@ -12,7 +12,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { queryRows, type Queryable } from '../platform/database.js';
+import type { Queryable } from '../platform/database.js';
 import type { OrgContext } from './context.js';
 import { contentActionSchema } from './connectors/content-actions.js';
 import { runConnector, type Connector } from './connectors/index.js';
@@ -20,7 +20,7 @@ import { failure, startOperation, type RunnerOutcome } from './operations/operat
 import type { OperationRow } from './operations/states.js';
 import { actionHash, findDecision, openDecision } from './decisions.js';
 import { orgErrors } from './errors.js';
-import { decide, recheckHardDenies, RISKS, VERDICTS, type GateInputs, type GateVerdict } from './gate/index.js';
+import { decide, recheckHardDenies, RISKS, VERDICTS, type GateInputs, type GateRule, type GateVerdict } from './gate/index.js';
 import { newId } from './ids.js';
 import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../platform/upsert.js';
 import { agents, capabilities, gateVerdicts, operations } from './schema.js';
@@ -136,12 +136,6 @@ export async function clientAgent(db: Queryable, personId: string, clientId: str
   return row;
 }
 
-async function findAgent(db: Queryable, id: string): Promise<AgentRow> {
-  const [row] = await db.select().from(agents).where(eq(agents.id, id));
-  if (!row) throw orgErrors.notFound('agent');
-  return row;
-}
-
 function gateSubjects(capability: CapabilityRow, agent: AgentRow) {
   return {
     capability: { id: capability.id, key: capability.key, risk: capability.risk, cost: capability.cost, enabled: capability.enabled },
@@ -149,24 +143,49 @@ function gateSubjects(capability: CapabilityRow, agent: AgentRow) {
   };
 }
 
-/** Loads the gate's inputs, decides, and stores the verdict with them (DESIGN 4.4). */
+/** What the gate weighs besides the input (DESIGN 4.4), as it stands at `now`. */
+export interface GateSubject {
+  capability: CapabilityRow;
+  agent: AgentRow;
+  /** The agent's use of its budget in the month of `now`. */
+  spent: number;
+  rules: GateRule[];
+  now: Date;
+}
+
+/** Reads the gate's subject in one statement: the capability, the agent, its spending this month, every rule. */
+export async function loadGateSubject(db: Queryable, capabilityId: string, agentId: string): Promise<GateSubject> {
+  const now = new Date();
+  const [row] = await db
+    .select({
+      capability: capabilities,
+      agent: agents,
+      spent: sql<number>`${spentThisMonthSql(agentId, usageMonth(now))}`.mapWith(Number),
+      standing: sql<never[]>`${gateRulesSql.standing}`,
+      learned: sql<never[]>`${gateRulesSql.learned}`,
+    })
+    .from(capabilities)
+    .innerJoin(agents, eq(agents.id, agentId))
+    .where(eq(capabilities.id, capabilityId));
+  if (!row) {
+    await findCapability(db, capabilityId);
+    throw orgErrors.notFound('agent');
+  }
+  return { capability: row.capability, agent: row.agent, spent: row.spent, rules: toGateRules(row.standing, row.learned), now };
+}
+
+/** Decides on `subject` and `input`, and stores the verdict with its inputs (DESIGN 4.4). */
 export async function evaluateGate(
   db: Queryable,
-  subject: { capability: CapabilityRow; agent: AgentRow; input: unknown; spaceId: string | null; operationId?: string },
+  subject: GateSubject & { input: unknown; spaceId: string | null; operationId?: string },
 ): Promise<GateVerdict & { verdict_id: string }> {
-  const now = new Date();
   const { capability, agentBase } = gateSubjects(subject.capability, subject.agent);
-  // The agent's spending this month and every rule, in one round trip.
-  const [loaded] = await queryRows<{ spent: number; standing: never[]; learned: never[] }>(
-    db,
-    sql`SELECT ${spentThisMonthSql(subject.agent.id, usageMonth(now))} AS spent, ${gateRulesSql.standing} AS standing, ${gateRulesSql.learned} AS learned`,
-  );
   const inputs: GateInputs = {
-    now: now.toISOString(),
+    now: subject.now.toISOString(),
     capability,
-    agent: { ...agentBase, spent: Number(loaded.spent) },
+    agent: { ...agentBase, spent: subject.spent },
     input: subject.input,
-    rules: toGateRules(loaded.standing, loaded.learned),
+    rules: subject.rules,
   };
   const verdict = decide(inputs);
   const id = newId('gv');
@@ -191,11 +210,11 @@ export const describedCapability = capabilityRecord.extend({
 });
 
 export async function describeCapability(db: Queryable, id: string, caller: { personId: string; clientId: string }) {
-  const capability = await findCapability(db, id);
   const agent = await clientAgent(db, caller.personId, caller.clientId);
+  const subject = await loadGateSubject(db, id, agent.id);
   // Input conditions of rules cannot be judged without input: the verdict is for an empty object.
-  const { verdict_id: _id, ...verdict } = await evaluateGate(db, { capability, agent, input: {}, spaceId: null });
-  return { ...toCapabilityRecord(capability), verdict };
+  const { verdict_id: _id, ...verdict } = await evaluateGate(db, { ...subject, input: {}, spaceId: null });
+  return { ...toCapabilityRecord(subject.capability), verdict };
 }
 
 export interface ExecuteRequest {
@@ -220,8 +239,8 @@ export async function executeCapability(
   const capability = await findCapability(db, request.capabilityId);
   checkCapabilityInput(inputSchemaOf(capability), request.input);
   if (request.dryRun) {
-    const agent = await findAgent(db, request.agentId);
-    const { verdict_id: _id, ...verdict } = await evaluateGate(db, { capability, agent, input: request.input, spaceId: request.spaceId });
+    const subject = await loadGateSubject(db, capability.id, request.agentId);
+    const { verdict_id: _id, ...verdict } = await evaluateGate(db, { ...subject, input: request.input, spaceId: request.spaceId });
     return { dryRun: verdict };
   }
   const operationId = await startOperation(ctx, db, {
@@ -238,8 +257,8 @@ export async function executeCapability(
 /** The `capability` operation runner (operations/runners.ts). Safe to repeat: a decision is opened once per operation. */
 export async function runCapability(ctx: OrgContext, operation: OperationRow): Promise<RunnerOutcome> {
   const { capability_id: capabilityId, input } = operation.input as { capability_id: string; input: unknown };
-  const capability = await findCapability(ctx.db, capabilityId);
-  const agent = await findAgent(ctx.db, operation.agentId!);
+  const subject = await loadGateSubject(ctx.db, capabilityId, operation.agentId!);
+  const { capability, agent } = subject;
 
   // Charged means the gate (or a person) already let this action run and a crash interrupted it: run it again
   // without deciding anew (the connector's stable webhook-id lets the receiver drop a repeat).
@@ -259,7 +278,7 @@ export async function runCapability(ctx: OrgContext, operation: OperationRow): P
     if (decision?.status === 'pending') return { status: 'paused', decisionId: decision.id };
   }
 
-  const verdict = await evaluateGate(ctx.db, { capability, agent, input, spaceId: operation.spaceId, operationId: operation.id });
+  const verdict = await evaluateGate(ctx.db, { ...subject, input, spaceId: operation.spaceId, operationId: operation.id });
   if (verdict.verdict === 'deny') return { status: 'failed', error: failure('denied_by_rule', verdict.reasons.join('; ')) };
   if (verdict.verdict === 'require_approval') {
     // The decision and its expiry job together, or neither.
