@@ -210,11 +210,14 @@ export function callbackUrl(ctx: OrgContext, operationId: string): string {
 
 async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, outcome: AttemptOutcome, windowSeconds: number): Promise<void> {
   switch (outcome.kind) {
-    case 'answered':
-      return ctx.db.transaction(async (tx) => {
+    case 'answered': {
+      const finished = await ctx.db.transaction(async (tx) => {
         await settleDelivery(tx, delivery.id, 'delivered');
-        await finishWork(ctx, tx, operation, { status: 'succeeded', result: outcome.result }).catch(ignoreRefusal);
+        return finishWork(ctx, tx, operation, { status: 'succeeded', result: outcome.result }).catch(ignoreRefusal);
       });
+      if (finished) ctx.watch.answeredHere(finished);
+      return;
+    }
     case 'accepted':
       return ctx.db.transaction(async (tx) => {
         await settleDelivery(tx, delivery.id, 'delivered');

@@ -179,7 +179,13 @@ export async function awaitOperation(
   runningHere?: Promise<void>,
 ): Promise<OperationRecord> {
   const deadline = Date.now() + waitSeconds * 1000;
-  if (runningHere) await within(runningHere, deadline - Date.now());
+  if (runningHere) {
+    // Registered before the run can answer; a run that answers hands over the committed row, unread.
+    const next = ctx.watch.next(id, deadline - Date.now());
+    const answered = await Promise.race([next.promise, runningHere.then(() => undefined)]);
+    next.cancel();
+    if (answered?.personId === personId) return toOperationRecord(answered);
+  }
   for (;;) {
     const next = ctx.watch.next(id, deadline - Date.now());
     const operation = await getOperation(ctx.db, id, personId).catch((error) => {
@@ -192,13 +198,6 @@ export async function awaitOperation(
     }
     await next.promise;
   }
-}
-
-/** Resolves when `promise` settles or after `ms`, whichever comes first. */
-async function within(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))))]);
-  clearTimeout(timer);
 }
 
 export function toOperationRecord(row: OperationRow): OperationRecord {
@@ -245,7 +244,12 @@ export function operationJobHandlers(ctx: OrgContext, runners: OperationRunners)
   });
 }
 
-async function applyOutcome(ctx: OrgContext, id: string, outcome: RunnerOutcome): Promise<unknown> {
+async function applyOutcome(ctx: OrgContext, id: string, outcome: RunnerOutcome): Promise<void> {
+  const row = await moved(ctx, id, outcome);
+  if (row) ctx.watch.answeredHere(row);
+}
+
+function moved(ctx: OrgContext, id: string, outcome: RunnerOutcome): Promise<OperationRow> | undefined {
   switch (outcome.status) {
     case 'succeeded':
       return completeOperation(ctx.db, id, outcome.result);

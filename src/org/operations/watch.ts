@@ -8,7 +8,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Listening } from '../../platform/database.js';
-import { isAnswered, OPERATION_STATUSES, type OperationStatus } from './states.js';
+import { isAnswered, OPERATION_STATUSES, type OperationRow, type OperationStatus } from './states.js';
 
 /** A waiter re-reads the operation at least this often, whatever it hears. */
 const POLL_MS = 500;
@@ -24,7 +24,7 @@ export interface OperationWatchOptions {
 
 export class OperationWatch {
   readonly channel: string;
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<(row?: OperationRow) => void>>();
   private listening: Listening | undefined;
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
@@ -45,10 +45,11 @@ export class OperationWatch {
   /**
    * Resolves when the operation is next answered (settled or paused), or after `ms` (capped at the poll
    * interval). Register before reading the row, so an answer between the read and the wait is not missed.
+   * Resolves with the answered row when this process made the answer (`answeredHere`), else with nothing.
    */
-  next(operationId: string, ms: number): { promise: Promise<void>; cancel(): void } {
-    let wake!: () => void;
-    const promise = new Promise<void>((resolve) => (wake = resolve));
+  next(operationId: string, ms: number): { promise: Promise<OperationRow | undefined>; cancel(): void } {
+    let wake!: (row?: OperationRow) => void;
+    const promise = new Promise<OperationRow | undefined>((resolve) => (wake = resolve));
     const timer = setTimeout(() => wake(), Math.max(0, Math.min(ms, POLL_MS)));
     const waiters = this.waiters.get(operationId) ?? new Set();
     this.waiters.set(operationId, waiters);
@@ -60,6 +61,11 @@ export class OperationWatch {
     };
     void promise.then(cancel);
     return { promise, cancel };
+  }
+
+  /** This process committed `row`'s change: when it answers the operation, its waiters here get the row as it is. */
+  answeredHere(row: OperationRow): void {
+    if (isAnswered(row.status)) this.waiters.get(row.id)?.forEach((wake) => wake(row));
   }
 
   async close(): Promise<void> {
