@@ -218,7 +218,7 @@ async function startCounterparts(): Promise<Counterparts> {
       if (entry.event === 'listening') resolve(entry.port);
     }),
   );
-  const receiver = await startWebhookReceiver();
+  const receiver = await startWebhookReceiver({ keepAliveMs: 5_000 });
   return {
     agentUrl: `http://127.0.0.1:${port}/`,
     receiverUrl: `${receiver.url}/hook`,

@@ -18,7 +18,12 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+/**
+ * `keepAliveMs`: how long an idle connection stays open (default 1 s, so tests close at once; Node's default 5 s
+ * lets a client keep its connections between calls, as a deployed receiver does — fetch drops a connection whose
+ * server promises less than 2 s).
+ */
+export async function startWebhookReceiver(options: { keepAliveMs?: number } = {}): Promise<WebhookReceiver> {
   const calls: ReceivedCall[] = [];
   const answer = { status: 200 };
   const server = http.createServer((request, response) => {
@@ -29,7 +34,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       response.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify({ received: true }));
     });
   });
-  server.keepAliveTimeout = 1000;
+  server.keepAliveTimeout = options.keepAliveMs ?? 1000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

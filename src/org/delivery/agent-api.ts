@@ -77,7 +77,7 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
         '/complete',
         { schema: { tags, summary: 'The work succeeded with this result', params, body: completeBody, response: { 200: reported } } },
         async (request) => {
-          const row = await ctx.db.transaction((tx) => finishWork(ctx, tx, current(request), { status: 'succeeded', result: request.body.result }));
+          const row = await finishWork(ctx, ctx.db, current(request), { status: 'succeeded', result: request.body.result });
           return { operation: toOperationRecord(row) };
         },
       );
@@ -88,7 +88,7 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
         async (request) => {
           const { error } = request.body;
           const message = typeof error === 'string' ? error : error.message;
-          const row = await ctx.db.transaction((tx) => finishWork(ctx, tx, current(request), { status: 'failed', error: { code: 'agent_failed', message } }));
+          const row = await finishWork(ctx, ctx.db, current(request), { status: 'failed', error: { code: 'agent_failed', message } });
           return { operation: toOperationRecord(row) };
         },
       );

@@ -12,7 +12,7 @@
  * Each attempt carries a fresh callback token (callback-tokens.ts) and a fresh signature timestamp; the
  * agent keeps the first copy it accepted, whose token stays valid.
  */
-import { eq, sql } from 'drizzle-orm';
+import { eq, sql, type SQL, type WithSubquery } from 'drizzle-orm';
 import { queryRows, type Queryable, type Tx } from '../../platform/database.js';
 import { enqueueJobStatement, jobKind, type JobInfo } from '../../platform/jobs.js';
 import { jobs } from '../../platform/schema.js';
@@ -211,10 +211,8 @@ export function callbackUrl(ctx: OrgContext, operationId: string): string {
 async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, outcome: AttemptOutcome, windowSeconds: number): Promise<void> {
   switch (outcome.kind) {
     case 'answered': {
-      const finished = await ctx.db.transaction(async (tx) => {
-        await settleDelivery(tx, delivery.id, 'delivered');
-        return finishWork(ctx, tx, operation, { status: 'succeeded', result: outcome.result }).catch(ignoreRefusal);
-      });
+      const alongside = settlement(ctx.db, delivery.id, 'delivered');
+      const finished = await finishWork(ctx, ctx.db, operation, { status: 'succeeded', result: outcome.result }, alongside).catch(ignoreRefusal);
       if (finished) ctx.watch.answeredHere(finished);
       return;
     }
@@ -242,19 +240,27 @@ async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: O
 /** The delivery failed for good: so does its operation, with `undeliverable` (DESIGN 4.5). */
 async function giveUp(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, reason: string): Promise<void> {
   ctx.log.warn({ delivery: delivery.id, operation: operation.id, reason }, 'delivery failed; the operation is undeliverable');
-  await ctx.db.transaction(async (tx) => {
-    await settleDelivery(tx, delivery.id, 'failed', reason);
-    await finishWork(ctx, tx, operation, { status: 'failed', error: failure('undeliverable', `the agent could not be reached: ${reason}`) }).catch(ignoreRefusal);
-  });
+  const error = failure('undeliverable', `the agent could not be reached: ${reason}`);
+  await finishWork(ctx, ctx.db, operation, { status: 'failed', error }, settlement(ctx.db, delivery.id, 'failed', reason)).catch(ignoreRefusal);
 }
 
 /** Settles a pending delivery and drops its queued attempt, in one statement. */
 async function settleDelivery(db: Queryable, id: string, status: 'delivered' | 'failed', reason?: string): Promise<void> {
-  await db.execute(sql`
-    WITH settled AS (
-      UPDATE ${deliveries} SET status = ${status}, last_error = coalesce(${reason ?? null}, last_error), updated_at = now()
-      WHERE id = ${id} AND status = 'pending')
-    DELETE FROM ${jobs} WHERE key = ${attemptKey(id)}`);
+  await db.execute(sql`WITH settled AS (${settleSql(id, status, reason)}) ${dropAttemptSql(id)}`);
+}
+
+/** `settleDelivery`'s writes, to go with the operation's move in its statement (work.ts finishWork). */
+function settlement(db: Queryable, id: string, status: 'delivered' | 'failed', reason?: string): WithSubquery[] {
+  return [db.$with('settled_delivery', {}).as(settleSql(id, status, reason)), db.$with('dropped_attempt', {}).as(dropAttemptSql(id))];
+}
+
+function settleSql(id: string, status: 'delivered' | 'failed', reason: string | undefined): SQL {
+  return sql`UPDATE ${deliveries} SET status = ${status}, last_error = coalesce(${reason ?? null}, last_error), updated_at = now()
+    WHERE id = ${id} AND status = 'pending'`;
+}
+
+function dropAttemptSql(id: string): SQL {
+  return sql`DELETE FROM ${jobs} WHERE key = ${attemptKey(id)}`;
 }
 
 function secondsFromNow(seconds: number): Date {

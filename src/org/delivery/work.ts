@@ -5,8 +5,9 @@
  * puts it back to open with the error as a progress event, progress and questions land on the task too.
  * Each report is one transaction, so the operation and its task never disagree.
  */
-import type { Queryable, Tx } from '../../platform/database.js';
+import type { Queryable } from '../../platform/database.js';
 import { isAppError } from '../../platform/errors.js';
+import type { WithSubquery } from 'drizzle-orm';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { addProgress, completeOperation, failOperation, type OperationError } from '../operations/operations.js';
@@ -21,20 +22,28 @@ function taskOf(operation: OperationRow): string | undefined {
 }
 
 /**
- * Ends the operation (and moves its task) with `outcome`, in the caller's transaction `tx`; `invalid_state`
- * when the operation already ended, before anything is written. A task that can no longer move (cancelled,
- * or finished by a person meanwhile) does not keep the operation from ending.
+ * Ends the operation (and moves its task) with `outcome`; `invalid_state` when the operation already ended,
+ * before anything of the operation or its task is written. A task that can no longer move (cancelled, or
+ * finished by a person meanwhile) does not keep the operation from ending. `alongside`: writes that go with the
+ * operation's move in its statement (a delivery's settlement). Without a task that one statement is all; with
+ * one, it runs in a transaction with the task's move.
  */
-export async function finishWork(ctx: OrgContext, tx: Tx, operation: OperationRow, outcome: WorkOutcome): Promise<OperationRow> {
+export async function finishWork(ctx: OrgContext, db: Queryable, operation: OperationRow, outcome: WorkOutcome, alongside: WithSubquery[] = []): Promise<OperationRow> {
   const taskId = taskOf(operation);
-  if (outcome.status === 'succeeded') {
-    const row = await completeOperation(tx, operation.id, outcome.result);
-    if (taskId) await completeTask(ctx, tx, taskId, { result: outcome.result, operationId: operation.id }).catch(ignoreRefusal);
+  const end = (on: Queryable) =>
+    outcome.status === 'succeeded'
+      ? completeOperation(on, operation.id, outcome.result, alongside)
+      : failOperation(on, operation.id, outcome.error, alongside);
+  if (!taskId) return end(db);
+  return db.transaction(async (tx) => {
+    const row = await end(tx);
+    if (outcome.status === 'succeeded') {
+      await completeTask(ctx, tx, taskId, { result: outcome.result, operationId: operation.id }).catch(ignoreRefusal);
+    } else {
+      await reopenTask(ctx, tx, taskId, { error: outcome.error, operationId: operation.id }).catch(ignoreRefusal);
+    }
     return row;
-  }
-  const row = await failOperation(tx, operation.id, outcome.error);
-  if (taskId) await reopenTask(ctx, tx, taskId, { error: outcome.error, operationId: operation.id }).catch(ignoreRefusal);
-  return row;
+  });
 }
 
 /** The agent took the work (202): a delivered task is now in progress. */

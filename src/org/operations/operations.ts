@@ -9,7 +9,7 @@
  * again, so runners must be safe to repeat. The database announces every status change and every queued job
  * (a trigger, on commit), which wakes the callers waiting on it and the job workers (watch.ts).
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type WithSubquery } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
 import { isAppError } from '../../platform/errors.js';
@@ -114,11 +114,11 @@ export async function startOperation(ctx: OrgContext, db: Queryable, start: NewO
 /** Applies `event` (states.ts); the database wakes whoever waits on the operation. */
 export const moveOperation = move;
 
-export const completeOperation = (db: Queryable, id: string, result: unknown) =>
-  moveOperation(db, id, 'succeed', { result: result ?? null });
+export const completeOperation = (db: Queryable, id: string, result: unknown, alongside?: WithSubquery[]) =>
+  moveOperation(db, id, 'succeed', { result: result ?? null }, alongside);
 
-export const failOperation = (db: Queryable, id: string, error: OperationError) =>
-  moveOperation(db, id, 'fail', { error });
+export const failOperation = (db: Queryable, id: string, error: OperationError, alongside?: WithSubquery[]) =>
+  moveOperation(db, id, 'fail', { error }, alongside);
 
 /** The catalogued failure of DESIGN 4.4 / 4.5 (`denied`, `expired`, `undeliverable`, …). */
 export function failure(code: OperationFailure, message: string = OPERATION_FAILURES[code]): OperationError {

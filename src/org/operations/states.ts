@@ -7,7 +7,7 @@
  * `WHERE status IN (…)` comes from the table, so two processes racing to move one operation cannot both win,
  * and a refusal names the status the operation is really in.
  */
-import { eq, inArray, sql, and } from 'drizzle-orm';
+import { eq, inArray, sql, and, type WithSubquery } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { orgErrors } from '../errors.js';
 import { operations } from '../schema.js';
@@ -57,11 +57,14 @@ export type OperationRow = typeof operations.$inferSelect;
 /** Columns an event may set beside the status (the result, the error, the decision). */
 export type MoveChanges = Partial<Pick<OperationRow, 'result' | 'error' | 'decisionId'>>;
 
-/** Applies `event` to the stored operation, or throws `invalid_state` (or `not_found`) and changes nothing. */
-export async function move(db: Queryable, id: string, event: OperationEvent, changes: MoveChanges = {}): Promise<OperationRow> {
+/**
+ * Applies `event` to the stored operation, or throws `invalid_state` (or `not_found`) and changes nothing of the
+ * operation. `alongside`: writes that go with the move in the same statement (they run whether it moves or not).
+ */
+export async function move(db: Queryable, id: string, event: OperationEvent, changes: MoveChanges = {}, alongside: WithSubquery[] = []): Promise<OperationRow> {
   const transition: Transition = OPERATION_TRANSITIONS[event];
   const settles = SETTLED_STATUSES.includes(transition.to);
-  const [row] = await db
+  const [row] = await (alongside.length ? db.with(...alongside) : db)
     .update(operations)
     .set({
       ...changes,
