@@ -5,7 +5,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database, Db, Queryable } from './database.js';
+import { queryRows, type Database, type Db, type Queryable } from './database.js';
 import { jobs } from './schema.js';
 
 export interface JobInfo {
@@ -48,6 +48,11 @@ export interface EnqueueOptions {
    */
   ifPending?: 'replace' | 'keep';
   maxAttempts?: number;
+  /**
+   * `enqueueJob` only: a write (an INSERT, UPDATE or DELETE, not a WITH) made in the same statement, so the job
+   * and what it is for are stored together in one round trip.
+   */
+  alongside?: SQL;
 }
 
 export async function enqueueJob(
@@ -56,7 +61,8 @@ export async function enqueueJob(
   payload: Record<string, unknown>,
   options: EnqueueOptions = {},
 ): Promise<void> {
-  await db.execute(enqueueJobStatement(kind, payload, options));
+  const statement = enqueueJobStatement(kind, payload, options);
+  await db.execute(options.alongside ? sql`WITH alongside AS (${options.alongside}) ${statement}` : statement);
 }
 
 /**
@@ -102,7 +108,7 @@ export interface JobWorker {
    * worker is woken and none takes it. Once the transaction has committed, `run()` runs it here; if this
    * process dies first (or never calls it), the lease passes and any worker runs it, as after a crash mid-run.
    */
-  enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>): Promise<ClaimedHere>;
+  enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>, alongside?: SQL): Promise<ClaimedHere>;
   /** Look for due jobs now instead of at the next poll. */
   wake(): void;
   /** Claim and run every due job once; resolves when they are done. */
@@ -201,18 +207,17 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
   }
   schedule();
 
-  async function enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>): Promise<ClaimedHere> {
+  async function enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>, alongside?: SQL): Promise<ClaimedHere> {
     if (!handlers[kind]) throw new Error(`no handler for ${kind} jobs`);
     // A stopped worker runs nothing: the job is queued for any process to take at once.
     if (stopped) {
-      await enqueueJob(db, kind, payload);
+      await enqueueJob(db, kind, payload, { alongside });
       return { run: async () => {} };
     }
-    const [job] = await db
-      .insert(jobs)
-      .values({ kind, payload, attempts: 1, lockedUntil: sql`now() + make_interval(secs => ${leaseSeconds})` })
-      .returning({ id: jobs.id, attempts: jobs.attempts, maxAttempts: jobs.maxAttempts });
-    const claimed: ClaimedJob = { id: job.id, kind, payload, attempts: job.attempts, max_attempts: job.maxAttempts };
+    const insert = sql`INSERT INTO ${jobs} (kind, payload, attempts, locked_until)
+      VALUES (${kind}, ${JSON.stringify(payload)}::jsonb, 1, now() + make_interval(secs => ${leaseSeconds}::int))
+      RETURNING id, kind, payload, attempts, max_attempts`;
+    const [claimed] = await queryRows<ClaimedJob>(db, alongside ? sql`WITH alongside AS (${alongside}) ${insert}` : insert);
     return {
       run() {
         // Stopped since: the job is handed back for any process to take at once.

@@ -10,13 +10,12 @@ import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HttpServer } from '../../platform/http.js';
-import type { ClaimedHere } from '../../platform/jobs.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { MEMORY_KINDS, memoryItemRecord, memoryPage, recordMemory, recordMemoryInput, searchMemory } from '../memory.js';
 import { executeCapability } from '../capabilities.js';
 import { withIdempotencyKey } from '../operations/idempotency.js';
-import { awaitOperation, findOperation, operationRecord, runStartedHere, startHere, toOperationRecord, type OperationRecord } from '../operations/operations.js';
+import { awaitOperation, findOperation, operationRecord, runStartedHere, startingHere, toOperationRecord, type OperationRecord } from '../operations/operations.js';
 import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
 import { authenticateCallback } from './callback-tokens.js';
 import { askQuestion, finishWork, reportProgress } from './work.js';
@@ -153,15 +152,15 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
           // DESIGN 4.4: the same gate as for a client, with this agent's autonomy and budget; the work belongs to
           // the person the operation is for. Keys are this agent's own (operations/idempotency.ts).
           const keyed = { personId: operation.personId, clientId: `agent:${operation.agentId}`, key, tool: 'execute_capability', args: { capabilityId, input, spaceId, dryRun } };
-          let startedHere: ClaimedHere[] = [];
-          const produced = await withIdempotencyKey(ctx.db, keyed, async (tx) => {
-            startedHere = startHere(tx);
-            const started = await executeCapability(ctx, tx, { capabilityId, input, spaceId, dryRun, agentId: operation.agentId!, personId: operation.personId, clientId: null });
-            return 'dryRun' in started ? { result: { dry_run: true, verdict: started.dryRun } } : { operationId: started.operationId };
-          });
+          const execute = { capabilityId, input, spaceId, dryRun, agentId: operation.agentId!, personId: operation.personId, clientId: null };
+          const { value: produced, started } = await startingHere(() =>
+            withIdempotencyKey(ctx.db, keyed, async (tx) => {
+              const outcome = await executeCapability(ctx, tx, execute);
+              return 'dryRun' in outcome ? { result: { dry_run: true, verdict: outcome.dryRun } } : { operationId: outcome.operationId };
+            }),
+          );
           if ('result' in produced) return produced.result;
-          const runningHere = startedHere.length > 0 ? runStartedHere(startedHere) : undefined;
-          return { operation: await awaitOperation(ctx, produced.operationId, operation.personId, EXECUTE_WAIT_SECONDS, runningHere) };
+          return { operation: await awaitOperation(ctx, produced.operationId, operation.personId, EXECUTE_WAIT_SECONDS, runStartedHere(started)) };
         },
       );
     },

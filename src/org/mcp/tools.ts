@@ -20,12 +20,11 @@ import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Scope } from '../../auth/index.js';
 import type { Queryable } from '../../platform/database.js';
-import type { ClaimedHere } from '../../platform/jobs.js';
 import type { McpTool, McpToolRegistry } from '../../platform/mcp/tools.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { withIdempotencyKey, type Produced } from '../operations/idempotency.js';
-import { awaitOperation, operationRecord, runStartedHere, startHere } from '../operations/operations.js';
+import { awaitOperation, operationRecord, runStartedHere, startingHere } from '../operations/operations.js';
 import { listSpaceIdsOfPerson } from '../spaces.js';
 
 /** Who is calling, from the verified access token. */
@@ -80,7 +79,8 @@ export interface WorkTool<Input extends z.ZodObject> extends ToolBase<Input> {
   effect: 'work';
   /**
    * Starts the operation in `call.db` and returns its id — or, for a call that starts nothing (a dry run),
-   * `{ result }`, returned as it is.
+   * `{ result }`, returned as it is. It writes once (`startOperation`, or a dry run's stored verdict): a call
+   * without an idempotency key runs outside a transaction.
    */
   run(args: z.output<Input>, call: OrgToolCall): Promise<string | { result: unknown }>;
   /** The result's schema when `run` may answer without an operation; it must accept the operation record too. */
@@ -142,15 +142,17 @@ async function runTool(definition: OrgToolDefinition, args: Record<string, unkno
   if (definition.effect === 'read') return definition.run(own, call);
 
   const keyed = { personId: principal.personId, clientId: principal.clientId, key: key as string | undefined, tool: definition.name, args: own };
-  let started: ClaimedHere[] = [];
-  const produced: Produced = await withIdempotencyKey(ctx.db, keyed, async (tx) => {
-    if (definition.effect === 'work') started = startHere(tx);
-    const outcome = await definition.run(own, { ...call, db: tx });
+  const produce = async (db: Queryable): Promise<Produced> => {
+    const outcome = await definition.run(own, { ...call, db });
     if (definition.effect !== 'work') return { result: outcome };
     return typeof outcome === 'string' ? { operationId: outcome } : (outcome as { result: unknown });
-  });
+  };
+  // A work tool writes once (see WorkTool): without a key that write needs no transaction around it.
+  const { value: produced, started } = await startingHere(() =>
+    definition.effect === 'work' && key === undefined ? produce(ctx.db) : withIdempotencyKey(ctx.db, keyed, produce),
+  );
   // Committed: what the call started runs here while the caller waits (none for a replayed key).
-  const runningHere = started.length > 0 ? runStartedHere(started) : undefined;
+  const runningHere = runStartedHere(started);
   if ('operationId' in produced) return awaitOperation(ctx, produced.operationId, principal.personId, wait as number, runningHere);
   return produced.result;
 }

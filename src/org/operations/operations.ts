@@ -9,6 +9,7 @@
  * again, so runners must be safe to repeat. The database announces every status change and every queued job
  * (a trigger, on commit), which wakes the callers waiting on it and the job workers (watch.ts).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { and, eq, sql, type WithSubquery } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
@@ -74,40 +75,43 @@ const runOperation = jobKind<{ operation_id: string }>('org.operation');
 /**
  * Work started by a caller that waits for it (a tool with `wait_seconds`, the agent API) runs in the process
  * that started it, right after the start commits, rather than in whichever worker a notification wakes first:
- * its job is enqueued already claimed here (platform/jobs.ts `enqueueHere`). Operations started in a
- * transaction marked by `startHere` are collected here until `runStartedHere`.
+ * its job is enqueued already claimed here (platform/jobs.ts `enqueueHere`). `startingHere` collects what
+ * `work` starts; the caller runs it with `runStartedHere` once what `work` wrote has committed.
  */
-const startedIn = new WeakMap<Queryable, ClaimedHere[]>();
+const startedHere = new AsyncLocalStorage<ClaimedHere[]>();
 
-/** Marks `tx`: operations it starts are claimed by this process; give the result to `runStartedHere` after commit. */
-export function startHere(tx: Queryable): ClaimedHere[] {
+export async function startingHere<T>(work: () => Promise<T>): Promise<{ value: T; started: ClaimedHere[] }> {
   const started: ClaimedHere[] = [];
-  startedIn.set(tx, started);
-  return started;
+  const value = await startedHere.run(started, work);
+  return { value, started };
 }
 
-/** Runs what a committed transaction marked by `startHere` started; resolves when all of it has run. */
-export async function runStartedHere(started: ClaimedHere[]): Promise<void> {
-  await Promise.all(started.map((job) => job.run()));
+/** Runs what `startingHere` collected; resolves when all of it has run, undefined when there is nothing. */
+export function runStartedHere(started: ClaimedHere[]): Promise<void> | undefined {
+  if (started.length === 0) return undefined;
+  return Promise.all(started.map((job) => job.run())).then(() => undefined);
 }
 
-/** Writes the queued operation and its job in `db` (the caller's transaction); returns its id. */
+/** Writes the queued operation and its job in `db`, in one statement; returns the operation's id. */
 export async function startOperation(ctx: OrgContext, db: Queryable, start: NewOperation): Promise<string> {
   const id = newId('op');
-  await db.insert(operations).values({
-    id,
-    kind: start.kind,
-    status: 'queued',
-    personId: start.personId,
-    clientId: start.clientId,
-    agentId: start.agentId ?? null,
-    spaceId: start.spaceId ?? null,
-    input: start.input,
-  });
+  const insert = db
+    .insert(operations)
+    .values({
+      id,
+      kind: start.kind,
+      status: 'queued',
+      personId: start.personId,
+      clientId: start.clientId,
+      agentId: start.agentId ?? null,
+      spaceId: start.spaceId ?? null,
+      input: start.input,
+    })
+    .getSQL();
   const payload = { operation_id: id };
-  const here = startedIn.get(db);
-  if (here) here.push(await ctx.jobs.enqueueHere(db, runOperation.kind, payload));
-  else await runOperation.enqueue(db, payload);
+  const here = startedHere.getStore();
+  if (here) here.push(await ctx.jobs.enqueueHere(db, runOperation.kind, payload, insert));
+  else await runOperation.enqueue(db, payload, { alongside: insert });
   return id;
 }
 
