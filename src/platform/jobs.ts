@@ -87,6 +87,7 @@ export async function cancelJob(db: Queryable, key: string): Promise<void> {
 interface ClaimedJob extends Record<string, unknown> {
   id: number | string;
   kind: string;
+  key: string | null;
   payload: Record<string, unknown>;
   attempts: number;
   max_attempts: number;
@@ -122,6 +123,9 @@ export interface ClaimedHere {
   run(): Promise<void>;
 }
 
+/** How long finished jobs wait to be deleted together. */
+const FINISHED_FLUSH_MS = 50;
+
 export function startJobWorker(database: Database, options: JobWorkerOptions): JobWorker {
   const { handlers, log } = options;
   const pollMs = options.pollMs ?? 500;
@@ -145,14 +149,38 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
         ORDER BY run_at
         LIMIT ${batchSize}
         FOR UPDATE SKIP LOCKED)
-      RETURNING id, kind, payload, attempts, max_attempts`);
+      RETURNING id, kind, key, payload, attempts, max_attempts`);
+  }
+
+  /**
+   * Finished jobs without a key, deleted together a moment later: one statement for many. Until then the lease
+   * keeps other workers off them, and were this process to die first, running one again changes nothing (every
+   * handler is safe to repeat). A keyed job is deleted at once: an enqueue with its key would otherwise update the
+   * finished row, and the deferred delete would take the new job with it.
+   */
+  const finished: number[] = [];
+  let flushing: Promise<void> | undefined;
+
+  function finish(id: number): void {
+    finished.push(id);
+    flushing ??= new Promise<void>((resolve) => setTimeout(resolve, FINISHED_FLUSH_MS)).then(flushFinished);
+  }
+
+  async function flushFinished(): Promise<void> {
+    const ids = finished.splice(0);
+    flushing = undefined;
+    if (ids.length === 0) return;
+    await database.db
+      .execute(sql`DELETE FROM jobs WHERE key IS NULL AND id IN (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`)
+      .catch((error) => log.warn({ err: error, jobs: ids.length }, 'could not delete finished jobs; their leases pass and they run again'));
   }
 
   async function runOne(job: ClaimedJob): Promise<void> {
     const id = Number(job.id);
     try {
       await handlers[job.kind](job.payload, { id, attempts: job.attempts, lastAttempt: job.attempts >= job.max_attempts });
-      await database.db.execute(sql`DELETE FROM jobs WHERE id = ${id}`);
+      if (job.key === null) finish(id);
+      else await database.db.execute(sql`DELETE FROM jobs WHERE id = ${id}`);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const exhausted = job.attempts >= job.max_attempts;
@@ -171,7 +199,10 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
     let total = 0;
     for (;;) {
       const claimed = await claim();
-      if (claimed.length === 0) return total;
+      if (claimed.length === 0) {
+        await flushFinished();
+        return total;
+      }
       await Promise.all(claimed.map(runOne));
       total += claimed.length;
     }
@@ -216,7 +247,7 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
     }
     const insert = sql`INSERT INTO ${jobs} (kind, payload, attempts, locked_until)
       VALUES (${kind}, ${JSON.stringify(payload)}::jsonb, 1, now() + make_interval(secs => ${leaseSeconds}::int))
-      RETURNING id, kind, payload, attempts, max_attempts`;
+      RETURNING id, kind, key, payload, attempts, max_attempts`;
     const [claimed] = await queryRows<ClaimedJob>(db, alongside ? sql`WITH alongside AS (${alongside}) ${insert}` : insert);
     return {
       run() {
@@ -246,6 +277,7 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
       stopped = true;
       clearTimeout(timer);
       await Promise.all([running, ...runningHere]);
+      await flushFinished();
     },
   };
 }
