@@ -394,9 +394,12 @@ const WHERE_THE_TIME_GOES = [
     'with the number of matches, not with the page; two words match fewer items. The trigram fallback answers newest ' +
     'first from the recorded_at index and stops after one page when a fragment is common. ask adds to its two searches ' +
     '(memory, then tasks) the operation round trip: the operation and its job are written, the call runs it in its own ' +
-    'process after the commit, and reads the succeeded operation. message_agent and execute_capability are bound by ' +
-    'the org process\'s CPU (one core), most of it spent sending statements to PostgreSQL over TCP (about 20 per round ' +
-    'trip, each a write system call) and building them with drizzle; service_context needs 3 or 4. ' +
+    'process after the commit and returns the operation its run answered. message_agent and execute_capability are ' +
+    'bound by CPU: the org process (about 85 % of one core) and PostgreSQL share the two cores, and the largest single ' +
+    'cost in the org process is sending statements over TCP (about 10 per round trip: token, session, spaces, the agent ' +
+    'or capability, the operation with its job, the start, the gate\'s subject or the delivery\'s first attempt, the ' +
+    'verdict and charge, the end with the delivery\'s settlement; each a write system call) and building them with ' +
+    'drizzle; service_context needs 7, five of them at once. ' +
     'Compare the one-at-a-time rows with service_context one at a time in the same run: on a busy machine every row ' +
     'is slower, and the ratio to that baseline is the steadier figure.',
   '',
