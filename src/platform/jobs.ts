@@ -159,16 +159,16 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
    * finished row, and the deferred delete would take the new job with it.
    */
   const finished: number[] = [];
-  let flushing: Promise<void> | undefined;
+  let flushScheduled: Promise<void> | undefined;
 
   function finish(id: number): void {
     finished.push(id);
-    flushing ??= new Promise<void>((resolve) => setTimeout(resolve, FINISHED_FLUSH_MS)).then(flushFinished);
+    flushScheduled ??= new Promise<void>((resolve) => setTimeout(resolve, FINISHED_FLUSH_MS)).then(flushFinished);
   }
 
   async function flushFinished(): Promise<void> {
     const ids = finished.splice(0);
-    flushing = undefined;
+    flushScheduled = undefined;
     if (ids.length === 0) return;
     await database.db
       .execute(sql`DELETE FROM jobs WHERE key IS NULL AND id IN (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`)

@@ -1,9 +1,10 @@
 /**
  * Operations (spec 3.4, DESIGN 4.4): work a tool started and a client follows with `get_operation`.
  *
- * Starting one writes the `queued` row and its job in the caller's transaction; whichever process claims the
- * job (platform/jobs.ts: `FOR UPDATE SKIP LOCKED`, leases) moves it to `running` and hands it to the runner
- * of its kind. A runner returns how the work stands — succeeded, failed, paused on a decision, or still
+ * Starting one writes the `queued` row and its job in one statement. A caller that waits for the work (a tool,
+ * the agent API) runs it itself right after that commits, its job claimed as it was written (`startingHere`);
+ * any other job goes to whichever process claims it first (platform/jobs.ts: `FOR UPDATE SKIP LOCKED`, leases).
+ * The run moves the operation to `running` and hands it to the runner of its kind. A runner returns how the work stands — succeeded, failed, paused on a decision, or still
  * running elsewhere (an agent that answers later through the agent API) — and that outcome is applied with
  * `move()`. A process that dies mid-run leaves the job leased; when the lease passes another process runs it
  * again, so runners must be safe to repeat. The database announces every status change and every queued job
@@ -78,12 +79,16 @@ const runOperation = jobKind<{ operation_id: string }>('org.operation');
  * its job is enqueued already claimed here (platform/jobs.ts `enqueueHere`). `startingHere` collects what
  * `work` starts; the caller runs it with `runStartedHere` once what `work` wrote has committed.
  */
-const startedHere = new AsyncLocalStorage<ClaimedHere[]>();
+const startedHere = new AsyncLocalStorage<{ started: ClaimedHere[]; open: boolean }>();
 
 export async function startingHere<T>(work: () => Promise<T>): Promise<{ value: T; started: ClaimedHere[] }> {
-  const started: ClaimedHere[] = [];
-  const value = await startedHere.run(started, work);
-  return { value, started };
+  const collecting = { started: [] as ClaimedHere[], open: true };
+  try {
+    return { value: await startedHere.run(collecting, work), started: collecting.started };
+  } finally {
+    // Something `work` left running that starts an operation later is queued as any other.
+    collecting.open = false;
+  }
 }
 
 /** Runs what `startingHere` collected; resolves when all of it has run, undefined when there is nothing. */
@@ -110,7 +115,7 @@ export async function startOperation(ctx: OrgContext, db: Queryable, start: NewO
     .getSQL();
   const payload = { operation_id: id };
   const here = startedHere.getStore();
-  if (here) here.push(await ctx.jobs.enqueueHere(db, runOperation.kind, payload, insert));
+  if (here?.open) here.started.push(await ctx.jobs.enqueueHere(db, runOperation.kind, payload, insert));
   else await runOperation.enqueue(db, payload, { alongside: insert });
   return id;
 }
@@ -249,11 +254,11 @@ export function operationJobHandlers(ctx: OrgContext, runners: OperationRunners)
 }
 
 async function applyOutcome(ctx: OrgContext, id: string, outcome: RunnerOutcome): Promise<void> {
-  const row = await moved(ctx, id, outcome);
+  const row = await moveByOutcome(ctx, id, outcome);
   if (row) ctx.watch.answeredHere(row);
 }
 
-function moved(ctx: OrgContext, id: string, outcome: RunnerOutcome): Promise<OperationRow> | undefined {
+function moveByOutcome(ctx: OrgContext, id: string, outcome: RunnerOutcome): Promise<OperationRow> | undefined {
   switch (outcome.status) {
     case 'succeeded':
       return completeOperation(ctx.db, id, outcome.result);
