@@ -8,8 +8,8 @@
  *   query, a two-word query and a partial word that only the trigram fallback finds (target p99 < 20 ms on
  *   PostgreSQL);
  * - `ask` latency one question at a time (p50/p99) at the same size, without a model: the whole operation
- *   round trip — the operation is queued, a worker runs retrieval and the extractive answer, the call
- *   returns the succeeded operation (target p99 < 50 ms);
+ *   round trip — the operation is written, the calling process runs retrieval and the extractive answer, the
+ *   call returns the succeeded operation (target p99 < 50 ms);
  * - `message_agent` round trips per second under load, with the example agent (examples/agent/index.js, in a
  *   process of its own) verifying each signed delivery and answering at once (target ≥ 0.3× the baseline on
  *   PostgreSQL);
@@ -24,7 +24,7 @@
  *   npm run bench:org [-- --items 100000 --duration 10 --warmup 2 --connections 20 --calls 500
  *                         --engines pglite,postgres
  *                         --cases service_context,search_memory,ask,record_memory,message_agent,execute_capability
- *                         --note TEXT --dry-run]
+ *                         --cpu-prof DIR --note TEXT --dry-run]
  *
  * PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, in a scratch schema dropped afterwards.
  */
