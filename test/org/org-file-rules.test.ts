@@ -5,22 +5,13 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyOrgFile } from '../../src/org/apply-org-file.js';
-import { OrgFileError, parseOrgFile } from '../../src/org/org-file.js';
+import { parseOrgFile } from '../../src/org/org-file.js';
 import { createLearnedRule, loadGateRules } from '../../src/org/rules.js';
 import { agents, capabilities, organization, people } from '../../src/org/schema.js';
 import type { Database } from '../../src/platform/database.js';
 import { engines } from '../helpers/databases.js';
 import { openOrgDatabase } from '../helpers/org.js';
-
-function problemsOf(text: string): string[] {
-  try {
-    parseOrgFile(text, 'org.yaml');
-  } catch (error) {
-    if (error instanceof OrgFileError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected the file to be refused');
-}
+import { problemsOf } from './org-file-problems.js';
 
 const rule = (when: string, extra = '') => `rules:\n  - { name: R, when: ${when}, then: deny${extra} }\n`;
 

@@ -1,12 +1,13 @@
 import { asc, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyOrgFile } from '../../src/org/apply-org-file.js';
-import { OrgFileError, parseOrgFile } from '../../src/org/org-file.js';
+import { parseOrgFile } from '../../src/org/org-file.js';
 import { authenticate } from '../../src/org/people.js';
 import { agents, capabilities, organization, people, spaceMembers, spaces, standingRules } from '../../src/org/schema.js';
 import type { Database } from '../../src/platform/database.js';
 import { engines } from '../helpers/databases.js';
 import { openOrgDatabase } from '../helpers/org.js';
+import { problemsOf } from './org-file-problems.js';
 
 /** The example of DESIGN 4.2, verbatim apart from a second person. */
 const EXAMPLE = `
@@ -38,16 +39,6 @@ rules:
   - { name: Critical needs a person, when: { risk: critical }, then: require_approval }
   - { name: No weekend deploys, when: { capability: deploy, weekdays: [sat, sun], timezone: Europe/Berlin }, then: deny }
 `;
-
-function problemsOf(text: string): string[] {
-  try {
-    parseOrgFile(text, 'org.yaml');
-  } catch (error) {
-    if (error instanceof OrgFileError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected the file to be refused');
-}
 
 describe('parsing the organization file', () => {
   it('accepts the example of DESIGN 4.2 with people, spaces, agents, capabilities and rules', () => {
