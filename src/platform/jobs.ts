@@ -25,6 +25,8 @@ export type JobHandler<Payload = Record<string, unknown>> = (payload: Payload, j
 export interface JobKind<Payload extends Record<string, unknown>> {
   readonly kind: string;
   enqueue(db: Queryable, payload: Payload, options?: EnqueueOptions): Promise<void>;
+  /** `worker.enqueueHere` for this kind. */
+  enqueueHere(worker: JobWorker, db: Queryable, payload: Payload, alongside?: SQL): Promise<ClaimedHere>;
   handle(handler: JobHandler<Payload>): Record<string, JobHandler>;
 }
 
@@ -32,6 +34,7 @@ export function jobKind<Payload extends Record<string, unknown>>(kind: string): 
   return {
     kind,
     enqueue: (db, payload, options) => enqueueJob(db, kind, payload, options),
+    enqueueHere: (worker, db, payload, alongside) => worker.enqueueHere(db, kind, payload, alongside),
     handle: (handler) => ({ [kind]: handler as JobHandler }),
   };
 }

@@ -115,7 +115,7 @@ export async function startOperation(ctx: OrgContext, db: Queryable, start: NewO
     .getSQL();
   const payload = { operation_id: id };
   const here = startedHere.getStore();
-  if (here?.open) here.started.push(await ctx.jobs.enqueueHere(db, runOperation.kind, payload, insert));
+  if (here?.open) here.started.push(await runOperation.enqueueHere(ctx.jobs, db, payload, insert));
   else await runOperation.enqueue(db, payload, { alongside: insert });
   return id;
 }
