@@ -1,5 +1,5 @@
 /**
- * Entry point: `atrium serve [--only org|content]`, `atrium migrate`, `atrium org apply FILE`, `atrium demo`,
+ * Entry point: `atrium serve [--only org|content]`, `atrium migrate`, `atrium org apply FILE|schema`, `atrium demo`,
  * `atrium help [COMMAND]`, `atrium --version`. Mistakes are reported in one line (cli/errors.ts). The services are
  * imported only by the commands that run them, so help and version answer at once.
  */
@@ -52,7 +52,11 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'org': {
       const [subcommand, file, ...extra] = rest;
-      if (subcommand !== 'apply' || !file || extra.length) throw new UsageError(`usage: atrium org apply FILE (see atrium help org)`);
+      if (subcommand === 'schema' && !file) {
+        const { orgFileJsonSchema } = await import('./org/org-file.js');
+        return void console.log(JSON.stringify(orgFileJsonSchema(), null, 2));
+      }
+      if (subcommand !== 'apply' || !file || extra.length) throw new UsageError(`usage: atrium org apply FILE | atrium org schema (see atrium help org)`);
       Object.assign(context, { service: 'org', phase: 'database' });
       const { describeReport, runOrgApply } = await import('./org/commands.js');
       return void console.log(describeReport(file, await runOrgApply(config.org, file)));

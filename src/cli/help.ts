@@ -32,11 +32,13 @@ export const COMMANDS = {
     environment: DATABASE_VARIABLES,
   },
   org: {
-    synopsis: 'atrium org apply FILE',
-    summary: 'apply an organization file (YAML: people, spaces, agents, capabilities, rules) and exit',
+    synopsis: 'atrium org apply FILE | org schema',
+    summary: 'apply an organization file (YAML: people, spaces, agents, capabilities, rules), or print its JSON Schema',
     options: [HELP],
     environment: [...DATABASE_VARIABLES.filter((name) => name !== 'CONTENT_DATABASE_URL'), 'and every password_env / secret_env the file names'],
-    notes: 'With the embedded database, stop the org service first: the embedded database serves one process.',
+    notes:
+      'With the embedded database, stop the org service first: the embedded database serves one process. `org schema` prints the ' +
+      'file\'s JSON Schema for editors (`npx atrium org schema > org-file.schema.json`).',
   },
   demo: {
     synopsis: 'atrium demo',

@@ -16,13 +16,14 @@ import type { UpsertOutcome } from '../platform/upsert.js';
 import { newId } from './ids.js';
 import { setSpaceMembers, upsertSpace } from './spaces.js';
 
-export type OutcomeCounts = Record<UpsertOutcome, number>;
+/** The names (emails or keys) of what was created, updated or left unchanged, in the file's order. */
+export type OutcomeNames = Record<UpsertOutcome, string[]>;
 
 export interface ApplyReport {
-  people: OutcomeCounts;
-  spaces: OutcomeCounts;
-  agents: OutcomeCounts;
-  capabilities: OutcomeCounts;
+  people: OutcomeNames;
+  spaces: OutcomeNames;
+  agents: OutcomeNames;
+  capabilities: OutcomeNames;
   rules: { count: number; changed: boolean };
   /** Things applied with a caveat, such as a `password_env` or `secret_env` that is not set. */
   warnings: string[];
@@ -44,7 +45,7 @@ export async function applyOrgFile(db: Db, file: OrgFile, env: NodeJS.ProcessEnv
 
 /** The body of `applyOrgFile`, for callers that already hold the set-up lock in their own transaction. */
 export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.ProcessEnv, source: string): Promise<ApplyReport> {
-  const counts = (): OutcomeCounts => ({ created: 0, updated: 0, unchanged: 0 });
+  const counts = (): OutcomeNames => ({ created: [], updated: [], unchanged: [] });
   const report: ApplyReport = {
     people: counts(),
     spaces: counts(),
@@ -53,7 +54,7 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
     rules: { count: file.rules.length, changed: false },
     warnings: [],
   };
-  const count = (bucket: OutcomeCounts, outcome: UpsertOutcome) => void bucket[outcome]++;
+  const count = (bucket: OutcomeNames, outcome: UpsertOutcome, name: string) => void bucket[outcome].push(name);
   checkPasswords(file, env, source);
   report.warnings.push(...unsetSecrets(file, env));
 
@@ -66,7 +67,7 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
       password = env[person.password_env] || undefined;
       if (!password) report.warnings.push(`${person.password_env} is not set: the password of ${person.email} is left unchanged`);
     }
-    count(report.people, (await upsertPerson(tx, { email: person.email, name: person.name, role: person.role, password })).outcome);
+    count(report.people, (await upsertPerson(tx, { email: person.email, name: person.name, role: person.role, password })).outcome, person.email);
   }
 
   const personIds = await resolvePeople(tx, file, source);
@@ -74,7 +75,7 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
   for (const declared of file.spaces) {
     const { space, outcome } = await upsertSpace(tx, { key: declared.key, name: declared.name });
     const membersChanged = await setSpaceMembers(tx, space.id, [...new Set(declared.members.map((email) => personIds.get(email)!))]);
-    count(report.spaces, outcome === 'unchanged' && membersChanged ? 'updated' : outcome);
+    count(report.spaces, outcome === 'unchanged' && membersChanged ? 'updated' : outcome, declared.key);
   }
 
   for (const agent of file.agents) {
@@ -87,7 +88,7 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
       budget: agent.budget ?? null,
       delivery: agent.delivery ?? null,
     });
-    count(report.agents, outcome);
+    count(report.agents, outcome, agent.key);
   }
 
   for (const capability of file.capabilities) {
@@ -101,7 +102,7 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
       inputSchema: capability.input_schema ?? null,
       enabled: capability.enabled,
     });
-    count(report.capabilities, outcome);
+    count(report.capabilities, outcome, capability.key);
   }
 
   report.rules.changed = (await replaceStandingRules(tx, file.rules)).changed;

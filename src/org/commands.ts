@@ -15,9 +15,14 @@ export async function runOrgApply(config: OrgConfig, file: string, env: NodeJS.P
 }
 
 export function describeReport(file: string, report: ApplyReport): string {
-  const counts = (['people', 'spaces', 'agents', 'capabilities'] as const).map(
-    (kind) => `${kind}: ${report[kind].created} created, ${report[kind].updated} updated, ${report[kind].unchanged} unchanged`,
+  const counts = (['people', 'spaces', 'agents', 'capabilities'] as const).map((kind) =>
+    `${kind}: ${(['created', 'updated', 'unchanged'] as const).map((outcome) => named(report[kind][outcome], outcome)).join(', ')}`,
   );
   const rules = `rules: ${report.rules.count}${report.rules.changed ? ' (replaced)' : ' (unchanged)'}`;
   return [`applied ${file}`, ...counts, rules, ...report.warnings.map((warning) => `warning: ${warning}`)].join('\n  ');
+}
+
+/** "2 created (ada@example.com, bob@example.com)", or "0 created". */
+function named(names: string[], outcome: string): string {
+  return `${names.length} ${outcome}${names.length ? ` (${names.join(', ')})` : ''}`;
 }

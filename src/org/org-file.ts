@@ -17,36 +17,48 @@ const key = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be lower-case l
 const email = z.string().trim().toLowerCase().pipe(z.email());
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 const autonomy = z.number().int().min(0).max(3);
-const risk = z.enum(['low', 'medium', 'high', 'critical']);
+const risk = z.enum(['low', 'medium', 'high', 'critical']).describe('low, medium, high or critical');
 const httpUrl = z.url({ protocol: /^https?$/ });
 const weekday = z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
 const timezone = z.string().refine(isIanaZone, 'must be an IANA time zone name such as Europe/Berlin');
 
-const webhookDelivery = z.strictObject({ kind: z.literal('webhook'), url: httpUrl, secret_env: envName.optional() });
+const webhookDelivery = z.strictObject({
+  kind: z.literal('webhook').describe('deliveries are POSTed, signed by the Standard Webhooks convention'),
+  url: httpUrl.describe('where messages, tasks and task answers are delivered'),
+  secret_env: envName.optional().describe('environment variable holding the signing secret (whsec_…)'),
+});
 
 const connector = z.discriminatedUnion('kind', [
   z.strictObject({
-    kind: z.literal('content'),
-    action: z.enum(CONTENT_ACTIONS as [string, ...string[]], { error: `must be one of the content actions: ${CONTENT_ACTIONS.join(', ')}` }),
+    kind: z.literal('content').describe('calls the content service\'s REST API with its API secret'),
+    action: z
+      .enum(CONTENT_ACTIONS as [string, ...string[]], { error: `must be one of the content actions: ${CONTENT_ACTIONS.join(', ')}` })
+      .describe('the content MCP tool to run; the capability\'s input is its arguments'),
   }),
-  z.strictObject({ kind: z.literal('webhook'), url: httpUrl, secret_env: envName.optional() }),
+  z.strictObject({
+    kind: z.literal('webhook').describe('POSTs the action, signed by the Standard Webhooks convention'),
+    url: httpUrl.describe('where the signed action is sent'),
+    secret_env: envName.optional().describe('environment variable holding the signing secret (whsec_…)'),
+  }),
 ]);
 
 const inputCondition = z.strictObject({
-  path: z.string().regex(/^(\/([^~]|~[01])*)*$/, 'must be a JSON Pointer such as /amount'),
-  op: z.enum(INPUT_OPS),
-  value: z.unknown(),
+  path: z.string().regex(/^(\/([^~]|~[01])*)*$/, 'must be a JSON Pointer such as /amount').describe('JSON Pointer into the input, such as /amount'),
+  op: z.enum(INPUT_OPS).describe('how the value at path is compared'),
+  value: z.unknown().describe('what it is compared with (a list for in)'),
 }).refine((condition) => condition.op !== 'in' || Array.isArray(condition.value), { message: 'op in needs a list value', path: ['value'] });
+
+const oneOrMore = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).min(1)]);
 
 const ruleCondition = z
   .strictObject({
-    risk: z.union([risk, z.array(risk).min(1)]).optional(),
-    capability: z.union([key, z.array(key).min(1)]).optional(),
-    agent: z.union([key, z.array(key).min(1)]).optional(),
-    weekdays: z.array(weekday).min(1).optional(),
-    hours: z.string().regex(HOURS_PATTERN, 'must be a time range such as "09:00-17:00"').optional(),
-    timezone: timezone.optional(),
-    input: z.union([inputCondition, z.array(inputCondition).min(1)]).optional(),
+    risk: oneOrMore(risk).optional().describe('the capability\'s risk, or any of a list'),
+    capability: oneOrMore(key).optional().describe('a capability key, or any of a list'),
+    agent: oneOrMore(key).optional().describe('an agent key, or any of a list'),
+    weekdays: z.array(weekday).min(1).optional().describe('days (mon … sun) in timezone'),
+    hours: z.string().regex(HOURS_PATTERN, 'must be a time range such as "09:00-17:00"').optional().describe('a time range such as "09:00-17:00" in timezone'),
+    timezone: timezone.optional().describe('IANA zone for weekdays and hours (required with them)'),
+    input: oneOrMore(inputCondition).optional().describe('conditions on the input, all of which must hold'),
   })
   // DESIGN 4.3/4.4: no default timezone anywhere; weekdays and hours must say which zone's clock they mean.
   .refine((when) => !(when.weekdays || when.hours) || when.timezone, { message: 'weekdays and hours need a timezone', path: ['timezone'] });
@@ -59,62 +71,80 @@ const duration = z
   .transform((text) => Number(text.slice(0, -1)) * { s: 1, m: 60, h: 3600, d: 86_400 }[text.slice(-1) as 's' | 'm' | 'h' | 'd'])
   .refine((seconds) => seconds <= 366 * 86_400, 'must be at most a year');
 
+const name = z.string().trim().min(1).max(200);
+const description = z.string().max(2000).default('');
+
 export const orgFileSchema = z
   .strictObject({
     organization: z
-      .strictObject({ name: z.string().trim().min(1).max(200), client_autonomy: autonomy.default(1) })
-      .optional(),
+      .strictObject({
+        name: name.describe('the organization\'s name'),
+        client_autonomy: autonomy.default(1).describe('autonomy of the agent each connected client acts as (0 observe … 3 trusted)'),
+      })
+      .optional()
+      .describe('the organization itself (created with the first person when absent)'),
     people: z
       .array(
         z.strictObject({
-          email,
-          name: z.string().trim().min(1).max(200),
-          role: z.enum(['owner', 'admin', 'member']).default('member'),
-          password_env: envName.optional(),
+          email: email.describe('sign-in email (case does not matter)'),
+          name: name.describe('display name'),
+          role: z.enum(['owner', 'admin', 'member']).default('member').describe('owners and admins resolve any decision'),
+          password_env: envName.optional().describe('environment variable holding the password (at least 8 characters)'),
         }),
       )
-      .default([]),
+      .default([])
+      .describe('people who sign in, consent and decide'),
     spaces: z
-      .array(z.strictObject({ key, name: z.string().trim().min(1).max(200), members: z.array(email).default([]) }))
-      .default([]),
+      .array(
+        z.strictObject({
+          key: key.describe('the space\'s stable key'),
+          name: name.describe('display name'),
+          members: z.array(email).default([]).describe('emails of people declared above'),
+        }),
+      )
+      .default([])
+      .describe('where memory, tasks and operations live; members see them'),
     agents: z
       .array(
         z.strictObject({
-          key,
-          name: z.string().trim().min(1).max(200),
-          description: z.string().max(2000).default(''),
-          autonomy: autonomy.default(1),
-          responsible: email.optional(),
-          budget: z.number().int().min(0).optional(),
-          delivery: webhookDelivery.optional(),
+          key: key.describe('the agent\'s stable key (not "assistant")'),
+          name: name.describe('display name'),
+          description: description.describe('what the agent does'),
+          autonomy: autonomy.default(1).describe('0 observe, 1 propose, 2 act within rules, 3 trusted'),
+          responsible: email.optional().describe('the person who resolves its decisions'),
+          budget: z.number().int().min(0).optional().describe('cost units per calendar month (UTC); none means unlimited'),
+          delivery: webhookDelivery.optional().describe('where its work is delivered; none means it polls'),
         }),
       )
-      .default([]),
+      .default([])
+      .describe('agents that receive messages and tasks and run capabilities'),
     capabilities: z
       .array(
         z.strictObject({
-          key,
-          name: z.string().trim().min(1).max(200).optional(),
-          description: z.string().max(2000).default(''),
+          key: key.describe('the capability\'s stable key'),
+          name: name.optional().describe('display name (default: the key)'),
+          description: description.describe('what it does'),
           risk,
-          cost: z.number().int().min(0).default(0),
-          connector,
-          input_schema: z.record(z.string(), z.unknown()).optional(),
-          enabled: z.boolean().default(true),
+          cost: z.number().int().min(0).default(0).describe('units charged to the agent\'s budget per run'),
+          connector: connector.describe('what runs the action'),
+          input_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema the input must satisfy'),
+          enabled: z.boolean().default(true).describe('a disabled capability is always denied'),
         }),
       )
-      .default([]),
+      .default([])
+      .describe('actions agents may run, each through the gate'),
     rules: z
       .array(
         z.strictObject({
-          name: z.string().trim().min(1).max(200),
-          when: ruleCondition,
-          then: z.enum(['deny', 'require_approval', 'allow']),
-          mode: z.enum(['enforce', 'shadow']).default('enforce'),
+          name: name.describe('shown in verdicts'),
+          when: ruleCondition.describe('every condition given must hold'),
+          then: z.enum(['deny', 'require_approval', 'allow']).describe('the verdict when it matches'),
+          mode: z.enum(['enforce', 'shadow']).default('enforce').describe('shadow rules are recorded, never enforced'),
         }),
       )
-      .default([]),
-    decision_ttl: duration.default(604_800),
+      .default([])
+      .describe('standing rules the gate applies, in order; deny beats require_approval beats allow'),
+    decision_ttl: duration.prefault('7d').describe('when an unresolved decision expires: 90s, 15m, 12h, 7d (default 7d)'),
   })
   .superRefine((file, ctx) => {
     file.capabilities.forEach((capability, index) => {
@@ -135,6 +165,19 @@ export const orgFileSchema = z
   });
 
 export type OrgFile = z.infer<typeof orgFileSchema>;
+
+/**
+ * The file's JSON Schema (draft 2020-12), generated from the zod schema that validates it, so an editor's
+ * checks and `org apply`'s never disagree on a field. Cross-field rules (duplicates, a timezone for hours,
+ * a usable `input_schema`) are `org apply`'s alone.
+ */
+export function orgFileJsonSchema(): Record<string, unknown> {
+  return {
+    title: 'Atrium organization file',
+    description: 'People, spaces, agents, capabilities and standing rules; applied by `npx atrium org apply FILE` or ATRIUM_ORG_FILE.',
+    ...z.toJSONSchema(orgFileSchema, { io: 'input' }),
+  };
+}
 
 /** A file that cannot be applied; `problems` lists every one, each with where it is. */
 export class OrgFileError extends Error {

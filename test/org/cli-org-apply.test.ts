@@ -39,11 +39,11 @@ spaces: [{ key: web, name: Website, members: [ada@example.com] }]
 
   it('applies the file, then applies it again without creating anything', { timeout: 120_000 }, async () => {
     const first = await run('node', [cli, 'org', 'apply', path.join(dir, 'org.yaml')], { env });
-    expect(first.stdout).toContain('people: 1 created, 0 updated, 0 unchanged');
-    expect(first.stdout).toContain('spaces: 1 created, 0 updated, 0 unchanged');
+    expect(first.stdout).toContain('people: 1 created (ada@example.com), 0 updated, 0 unchanged');
+    expect(first.stdout).toContain('spaces: 1 created (web), 0 updated, 0 unchanged');
     const second = await run('node', [cli, 'org', 'apply', path.join(dir, 'org.yaml')], { env });
-    expect(second.stdout).toContain('people: 0 created, 0 updated, 1 unchanged');
-    expect(second.stdout).toContain('spaces: 0 created, 0 updated, 1 unchanged');
+    expect(second.stdout).toContain('people: 0 created, 0 updated, 1 unchanged (ada@example.com)');
+    expect(second.stdout).toContain('spaces: 0 created, 0 updated, 1 unchanged (web)');
   });
 
   it('refuses a password shorter than ATRIUM_ADMIN_PASSWORD allows', { timeout: 60_000 }, async () => {

@@ -117,10 +117,10 @@ describe.each(engines)('applying the organization file on %s', (engine) => {
   it('creates everything the file declares', async () => {
     const report = await applyOrgFile(database.db, parseOrgFile(EXAMPLE), env);
     expect(report).toEqual({
-      people: { created: 2, updated: 0, unchanged: 0 },
-      spaces: { created: 1, updated: 0, unchanged: 0 },
-      agents: { created: 1, updated: 0, unchanged: 0 },
-      capabilities: { created: 2, updated: 0, unchanged: 0 },
+      people: { created: ['ada@example.com', 'bob@example.com'], updated: [], unchanged: [] },
+      spaces: { created: ['web'], updated: [], unchanged: [] },
+      agents: { created: ['scribe'], updated: [], unchanged: [] },
+      capabilities: { created: ['publish_blog_post', 'notify_team'], updated: [], unchanged: [] },
       rules: { count: 2, changed: true },
       warnings: [],
     });
@@ -159,7 +159,8 @@ describe.each(engines)('applying the organization file on %s', (engine) => {
     const before = await snapshot();
     const report = await applyOrgFile(database.db, file, env);
     for (const kind of ['people', 'spaces', 'agents', 'capabilities'] as const) {
-      expect(report[kind], kind).toEqual({ created: 0, updated: 0, unchanged: file[kind].length });
+      const names = file[kind].map((item) => ('email' in item ? item.email : item.key));
+      expect(report[kind], kind).toEqual({ created: [], updated: [], unchanged: names });
     }
     expect(report.rules.changed).toBe(false);
     const after = await snapshot();
@@ -174,7 +175,7 @@ describe.each(engines)('applying the organization file on %s', (engine) => {
   it('reports a change as updated, and warns about every secret_env that is not set', async () => {
     await applyOrgFile(database.db, parseOrgFile(EXAMPLE), env);
     const report = await applyOrgFile(database.db, parseOrgFile(EXAMPLE.replace('name: Ada', 'name: Ada L.')), { ADA_PASSWORD: env.ADA_PASSWORD });
-    expect(report.people).toEqual({ created: 0, updated: 1, unchanged: 1 });
+    expect(report.people).toEqual({ created: [], updated: ['ada@example.com'], unchanged: ['bob@example.com'] });
     expect(report.warnings).toEqual([
       'SCRIBE_SECRET is not set: agent scribe cannot sign its webhook calls until it is',
       'HOOK_SECRET is not set: capability notify_team cannot sign its webhook calls until it is',

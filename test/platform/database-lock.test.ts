@@ -115,14 +115,14 @@ describe.each(engines)('two processes on one data directory on %s', (engine) => 
       // The refused apply wrote nothing: applied now, everything in the file is new.
       const applied = await applyOrgFile();
       expect(applied.code).toBe(0);
-      expect(applied.output).toContain('people: 1 created, 0 updated');
+      expect(applied.output).toContain('people: 1 created (ada@example.com), 0 updated');
     });
   } else {
     it('applies an organization file while the server runs on PostgreSQL', { timeout: 180_000 }, async () => {
       await serveOrg();
       const applied = await applyOrgFile();
       expect(applied.code, applied.output).toBe(0);
-      expect(applied.output).toContain('people: 1 created, 0 updated');
+      expect(applied.output).toContain('people: 1 created (ada@example.com), 0 updated');
     });
   }
 });
