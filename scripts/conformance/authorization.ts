@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium } from 'playwright-core';
-import { node22 } from './node22.js';
+import { nodeBinary } from '../lib/node-binary.js';
 import { conformanceCli } from './packages.js';
 import { startConformanceOrg } from './org-service.js';
 import { repoRoot, resultsDir } from './suite.js';
@@ -71,7 +71,7 @@ async function registerSuiteClient(issuer: string): Promise<string> {
 
 /** Runs the suite under Node 22, playing the person whenever it prints an authorization URL. */
 async function runAuthorizationSuite(args: string[]): Promise<number> {
-  const node = await node22(path.join(repoRoot, '.cache'));
+  const node = await nodeBinary(22, path.join(repoRoot, '.cache'), { orLater: true });
   const cli = await conformanceCli(path.join(repoRoot, '.cache'), 'authorization');
   const cwd = path.join(repoRoot, '.cache', 'conformance');
   await mkdir(cwd, { recursive: true });

@@ -1,7 +1,7 @@
 /**
  * The conformance suite is installed on demand into `.cache/`, not as a devDependency: it targets Node 22 and
  * pulls packages (content-type@3, cookie@2) whose `engines` say so, which would make every plain `npm install`
- * on Node 20 warn EBADENGINE. It runs under the Node 22 of node22.ts anyway. Versions are pinned here.
+ * on Node 20 warn EBADENGINE. It runs under the Node 22 of lib/node-binary.ts anyway. Versions are pinned here.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

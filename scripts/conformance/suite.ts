@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { node22 } from './node22.js';
+import { nodeBinary } from '../lib/node-binary.js';
 import { conformanceCli } from './packages.js';
 import type { TokenProxy } from './token-proxy.js';
 
@@ -15,7 +15,7 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 const cacheRoot = path.join(repoRoot, '.cache');
 
 export async function runConformance(args: string[]): Promise<number> {
-  const node = await node22(cacheRoot);
+  const node = await nodeBinary(22, cacheRoot, { orLater: true });
   const cli = await conformanceCli(cacheRoot, 'server');
   const cwd = path.join(cacheRoot, 'conformance');
   await mkdir(cwd, { recursive: true });
