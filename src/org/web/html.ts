@@ -76,7 +76,7 @@ export interface PageOptions {
   body: SafeHtml;
   /**
    * When someone is signed in: their name and the CSRF token for the sign-out form; on the person's own
-   * pages also the count of decisions awaiting them, shown beside the navigation.
+   * pages also the count of what the inbox waits for (decisions and task questions), shown beside the navigation.
    */
   signedIn?: { name: string; csrf: string; pending?: number };
 }
