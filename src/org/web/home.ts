@@ -13,6 +13,7 @@ const PAGES = [
   { path: '/connections', name: 'Connected applications', about: 'the AI clients you allowed, and their permissions' },
   { path: '/rules', name: 'Learned rules', about: 'what you allowed agents to do without asking again' },
   { path: '/docs', name: 'MCP tools', about: 'what an AI client connected to this organization can do' },
+  { path: '/account', name: 'Your account', about: 'change your password' },
 ];
 
 export function registerHomePage(app: FastifyInstance, web: WebContext): void {

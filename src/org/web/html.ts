@@ -96,7 +96,7 @@ export function page({ title, body, signedIn }: PageOptions): string {
 <header>
 <strong>Atrium</strong>
 ${signedIn?.pending !== undefined
-  ? html`<nav aria-label="Your pages"><a href="/inbox">Inbox${signedIn.pending ? html` <span aria-label="${signedIn.pending} pending">(${signedIn.pending})</span>` : ''}</a><a href="/rules">Rules</a><a href="/connections">Connections</a></nav>`
+  ? html`<nav aria-label="Your pages"><a href="/inbox">Inbox${signedIn.pending ? html` <span aria-label="${signedIn.pending} pending">(${signedIn.pending})</span>` : ''}</a><a href="/rules">Rules</a><a href="/connections">Connections</a><a href="/account">Account</a></nav>`
   : ''}
 ${signedIn
   ? html`<form method="post" action="/signout"><span>${signedIn.name}</span> <input type="hidden" name="csrf" value="${signedIn.csrf}"> <button type="submit">Sign out</button></form>`

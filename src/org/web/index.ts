@@ -11,6 +11,7 @@ import type { HttpServer } from '../../platform/http.js';
 import { toAppError } from '../../platform/http.js';
 import type { OrgContext } from '../context.js';
 import { loadSharedSecret } from '../shared-secrets.js';
+import { registerAccountPage } from './account.js';
 import { registerConnectionsPage } from './connections.js';
 import { registerConsentPage } from './consent.js';
 import { registerInboxPage } from './inbox.js';
@@ -62,6 +63,7 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerInboxPage(scope, web);
     registerRulesPage(scope, web);
     registerToolsPage(scope, web, tools);
+    registerAccountPage(scope, web);
     registerHomePage(scope, web);
   });
 }
