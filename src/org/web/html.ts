@@ -66,6 +66,7 @@ const STYLE = `
   textarea, input[type=date] { display: block; width: 100%; box-sizing: border-box; padding: .5rem; font: inherit; }
   label.inline { display: inline; font-weight: normal; margin: 0; }
   pre { white-space: pre-wrap; word-break: break-word; margin: 0; }
+  pre.snippet { padding: .75rem; border: 1px solid #8884; border-radius: .25rem; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
