@@ -1,5 +1,6 @@
 /**
- * Entry point: `atrium serve [--only org|content]`, `atrium migrate`, `atrium org apply FILE|schema`, `atrium demo`,
+ * Entry point: `atrium serve [--only org|content]`, `atrium migrate`, `atrium org apply FILE|schema`,
+ * `atrium people set-password EMAIL`, `atrium demo`,
  * `atrium help [COMMAND]`, `atrium --version`. Mistakes are reported in one line (cli/errors.ts). The services are
  * imported only by the commands that run them, so help and version answer at once.
  */
@@ -60,6 +61,15 @@ async function main(argv: string[]): Promise<void> {
       Object.assign(context, { service: 'org', phase: 'database' });
       const { describeReport, runOrgApply } = await import('./org/commands.js');
       return void console.log(describeReport(file, await runOrgApply(config.org, file)));
+    }
+    case 'people': {
+      const [subcommand, email, ...extra] = rest;
+      if (subcommand !== 'set-password' || !email || extra.length) throw new UsageError(`usage: atrium people set-password EMAIL, the new password on standard input (see atrium help people)`);
+      const { readPasswordFromStdin } = await import('./cli/read-password.js');
+      const password = await readPasswordFromStdin(`new password for ${email}: `);
+      Object.assign(context, { service: 'org', phase: 'database' });
+      const { runSetPassword } = await import('./org/commands.js');
+      return void console.log(await runSetPassword(config.org, email, password));
     }
     case 'demo':
       return (await import('./cli/demo.js')).runDemo(config.content);

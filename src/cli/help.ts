@@ -40,6 +40,16 @@ export const COMMANDS = {
       'With the embedded database, stop the org service first: the embedded database serves one process. `org schema` prints the ' +
       'file\'s JSON Schema for editors (`npx atrium org schema > org-file.schema.json`).',
   },
+  people: {
+    synopsis: 'atrium people set-password EMAIL',
+    summary: "set a person's password, read from standard input, and sign out their web sessions",
+    options: [HELP],
+    environment: DATABASE_VARIABLES.filter((name) => name !== 'CONTENT_DATABASE_URL'),
+    notes:
+      'The password is the first line of standard input (never an argument), at least 8 characters like ATRIUM_ADMIN_PASSWORD: ' +
+      '`printf %s "$NEW_PASSWORD" | npx atrium people set-password EMAIL`. With the embedded database, stop the org service first. ' +
+      'A signed-in person can also change their own password on /account.',
+  },
   demo: {
     synopsis: 'atrium demo',
     summary: 'fill a running content service with example posts, a changelog entry and roadmap items, and exit',

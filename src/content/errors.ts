@@ -19,9 +19,15 @@ export const CONTENT_ERROR_CODES = {
 
 const contentError = errorMaker(CONTENT_ERROR_CODES);
 
+const SEND_THE_SECRET =
+  'send the content API secret as the bearer token, `Authorization: Bearer <secret>` (CONTENT_API_SECRET, or when the service generated it, the file secrets/content-api-secret in its data directory)';
+
 export const contentErrors = {
   invalidRequest: (message: string, details?: Record<string, unknown>) => contentError('invalid_request', message, details),
-  unauthorized: () => contentError('unauthorized', 'missing or invalid bearer token'),
+  /** Says what to send, for people and for MCP clients that would otherwise go looking for OAuth (there is none). */
+  unauthorized: () => contentError('unauthorized', `missing or invalid bearer token: ${SEND_THE_SECRET}`),
+  /** An OAuth discovery or registration path asked of the content service: it takes the secret, not OAuth. */
+  noOAuth: (method: string, path: string) => contentError('not_found', `no route for ${method} ${path}: the content service takes no OAuth; ${SEND_THE_SECRET}`),
   notFound: (what: string, id: string) => contentError('not_found', `${what} '${id}' not found`),
   /** A workflow move or delete the state machine refuses; the message names the current status. */
   invalidState: (message: string, status: string) => contentError('invalid_state', message, { status }),

@@ -43,12 +43,13 @@ export async function createContentService(config: ContentConfig, options: Conte
   await secureDataDir(config.dataDir, app.log);
   const database = await openDatabase(config.database);
   let apiSecret = config.apiSecret;
-  let secretNote = 'API secret from CONTENT_API_SECRET';
+  let secretSource = 'CONTENT_API_SECRET';
   if (!apiSecret) {
     const stored = await loadOrCreateSecret(config.dataDir, CONTENT_SECRET_NAME);
     apiSecret = stored.value;
-    if (stored.created) app.log.warn({ file: stored.file }, `generated CONTENT_API_SECRET, kept in ${stored.file}`);
-    secretNote = `API secret in ${stored.file}`;
+    // Information, not a warning: generating it is what a first start without CONTENT_API_SECRET is for.
+    if (stored.created) app.log.info({ file: stored.file }, `generated CONTENT_API_SECRET, kept in ${stored.file}`);
+    secretSource = stored.file;
   }
 
   const changes = await ChangeFeed.open(database, { log: app.log });
@@ -78,5 +79,9 @@ export async function createContentService(config: ContentConfig, options: Conte
     await database.close();
   });
 
-  return { app, ctx, ...listening(app, 'content', config, [`API reference ${config.publicUrl}/docs`, secretNote]) };
+  const notes = (origin: string) => [
+    `MCP ${origin}/mcp (bearer token: the content API secret, in ${secretSource})`,
+    `API reference ${origin}/docs`,
+  ];
+  return { app, ctx, ...listening(app, 'content', config, notes) };
 }

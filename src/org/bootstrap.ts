@@ -65,7 +65,8 @@ export async function bootstrapOrganization(
   }
   if (created.owner.generated) {
     const { email, file: secretFile } = created.owner.generated;
-    log.warn({ email, file: secretFile }, `created the owner ${email} with a generated password, kept in ${secretFile}`);
+    // Information, not a warning: generating it is what a first start without ATRIUM_ADMIN_PASSWORD is for.
+    log.info({ email, file: secretFile }, `created the owner ${email} with a generated password, kept in ${secretFile}; ${howToChange(config, email)}`);
   } else if (created.owner.person && created.owner.createdNow) {
     log.info({ email: created.owner.person.email }, 'created the owner');
   } else if (created.owner.person) {
@@ -82,11 +83,16 @@ async function remindOfGeneratedPassword(db: Db, config: OrgConfig, email: strin
   const password = await readStoredSecret(config.dataDir, GENERATED_PASSWORD);
   if (password === undefined) return;
   if (await authenticate(db, email, password)) {
-    log.warn({ email, file: secretFile }, `the owner ${email} still has the generated password kept in ${secretFile}; change it`);
+    log.warn({ email, file: secretFile }, `the owner ${email} still has the generated password kept in ${secretFile}; ${howToChange(config, email)}`);
   } else {
     await rm(secretFile, { force: true });
     log.info({ email, file: secretFile }, `removed ${secretFile}: the owner's password is no longer the generated one`);
   }
+}
+
+/** The two ways to change a password: the account page, and the command (for when nobody can sign in). */
+function howToChange(config: OrgConfig, email: string): string {
+  return `change it after signing in on ${config.publicUrl}/account, or with \`npx atrium people set-password ${email}\` (the new password on standard input)`;
 }
 
 interface OwnerOutcome {

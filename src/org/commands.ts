@@ -1,8 +1,13 @@
-/** `atrium org apply FILE`: applies an organization file to the org database and says what changed. */
-import type { OrgConfig } from '../config.js';
+/**
+ * `atrium org apply FILE`: applies an organization file to the org database and says what changed, naming each record.
+ * `atrium people set-password EMAIL`: sets a person's password and signs out their web sessions.
+ */
+import { passwordRule, type OrgConfig } from '../config.js';
+import { UsageError } from '../cli/errors.js';
 import { openDatabase } from '../platform/database.js';
 import { applyOrgFile, type ApplyReport } from './apply-org-file.js';
 import { readOrgFile } from './org-file.js';
+import { findPersonByEmail, setPassword } from './people.js';
 
 export async function runOrgApply(config: OrgConfig, file: string, env: NodeJS.ProcessEnv = process.env): Promise<ApplyReport> {
   const parsed = await readOrgFile(file);
@@ -20,6 +25,21 @@ export function describeReport(file: string, report: ApplyReport): string {
   );
   const rules = `rules: ${report.rules.count}${report.rules.changed ? ' (replaced)' : ' (unchanged)'}`;
   return [`applied ${file}`, ...counts, rules, ...report.warnings.map((warning) => `warning: ${warning}`)].join('\n  ');
+}
+
+/** What the command prints: whose password changed and how many web sessions that ended. */
+export async function runSetPassword(config: OrgConfig, email: string, password: string): Promise<string> {
+  const rule = passwordRule.safeParse(password);
+  if (!rule.success) throw new UsageError(`the new password ${rule.error.issues[0]?.message} (the rule of ATRIUM_ADMIN_PASSWORD)`);
+  const database = await openDatabase(config.database);
+  try {
+    const person = await findPersonByEmail(database.db, email);
+    if (!person) throw new UsageError(`no person with the email ${email} in the organization`);
+    const ended = await setPassword(database.db, person.id, password);
+    return `set the password of ${person.email}; signed out ${ended} web session${ended === 1 ? '' : 's'}`;
+  } finally {
+    await database.close();
+  }
 }
 
 /** "2 created (ada@example.com, bob@example.com)", or "0 created". */

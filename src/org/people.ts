@@ -1,10 +1,10 @@
 /** People of the organization (DESIGN 4.1): who signs in, consents, and is responsible for agents. */
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Queryable } from '../platform/database.js';
 import { newId } from './ids.js';
 import type { UpsertOutcome } from '../platform/upsert.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import { people } from './schema.js';
+import { people, webSessions } from './schema.js';
 
 export type Role = 'owner' | 'admin' | 'member';
 
@@ -74,4 +74,17 @@ export async function upsertPerson(db: Queryable, input: PersonInput): Promise<{
   const id = newId('per');
   await db.insert(people).values({ id, email, name: input.name, role: input.role, passwordHash });
   return { person: { id, email, name: input.name, role: input.role }, outcome: 'created' };
+}
+
+/**
+ * Sets the person's password (the caller has checked it against `passwordRule`) and ends their web sessions,
+ * all but `keepSessionId` (the page the person changed it on): whoever learned the old password is signed out.
+ * Returns how many sessions ended.
+ */
+export async function setPassword(db: Queryable, personId: string, password: string, keepSessionId?: string): Promise<number> {
+  const passwordHash = await hashPassword(password);
+  await db.update(people).set({ passwordHash, updatedAt: sql`now()` }).where(eq(people.id, personId));
+  const others = keepSessionId ? and(eq(webSessions.personId, personId), ne(webSessions.id, keepSessionId)) : eq(webSessions.personId, personId);
+  const ended = await db.delete(webSessions).where(others).returning({ id: webSessions.id });
+  return ended.length;
 }

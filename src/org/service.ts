@@ -104,12 +104,16 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   return { app, database, ctx, jobs: worker, ...listening(app, 'org', config, bannerNotes(config)) };
 }
 
-/** Where a person goes first, and where the generated owner password is kept (when it was generated). */
-function bannerNotes(config: OrgConfig): string[] {
+/**
+ * The MCP endpoint and where to learn how to connect to it, where a person goes first, and where the generated
+ * owner password is kept (when it was generated).
+ */
+function bannerNotes(config: OrgConfig): (origin: string) => string[] {
   const passwordFile = path.join(config.dataDir, 'secrets', 'admin-password');
-  return [
-    `sign in at ${config.publicUrl}/signin`,
-    `MCP tools ${config.publicUrl}/docs`,
+  return (origin) => [
+    `MCP ${origin}/mcp (OAuth; set-up for each client on ${origin}/connect)`,
+    `sign in at ${origin}/signin`,
+    `MCP tools ${origin}/docs`,
     ...(existsSync(passwordFile) ? [`owner password in ${passwordFile}`] : []),
   ];
 }

@@ -286,7 +286,7 @@ export async function listOpenTaskQuestions(db: Queryable, spaceIds: readonly st
     .select({ question: taskQuestions, title: tasks.title, spaceId: tasks.spaceId, assignee: tasks.assigneeAgentId })
     .from(taskQuestions)
     .innerJoin(tasks, eq(tasks.id, taskQuestions.taskId))
-    .where(and(isNull(taskQuestions.answer), inArray(tasks.spaceId, [...spaceIds]), inArray(tasks.status, ['open', 'in_progress', 'waiting'])))
+    .where(openQuestionIn(spaceIds))
     .orderBy(asc(taskQuestions.askedAt), asc(taskQuestions.id))
     .limit(limit);
   return open.map((row) => ({
@@ -296,6 +296,22 @@ export async function listOpenTaskQuestions(db: Queryable, spaceIds: readonly st
     assignee_agent_id: row.assignee,
     question: toQuestion(row.question),
   }));
+}
+
+/** How many questions `listOpenTaskQuestions` would list, without its limit: the count beside the inbox link. */
+export async function countOpenTaskQuestions(db: Queryable, spaceIds: readonly string[]): Promise<number> {
+  if (spaceIds.length === 0) return 0;
+  const [row] = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(taskQuestions)
+    .innerJoin(tasks, eq(tasks.id, taskQuestions.taskId))
+    .where(openQuestionIn(spaceIds));
+  return row?.count ?? 0;
+}
+
+/** An unanswered question of an unfinished task in one of these spaces. */
+function openQuestionIn(spaceIds: readonly string[]) {
+  return and(isNull(taskQuestions.answer), inArray(tasks.spaceId, [...spaceIds]), inArray(tasks.status, ['open', 'in_progress', 'waiting']));
 }
 
 // ---------------------------------------------------------------------------------------------------------

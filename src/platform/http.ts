@@ -78,20 +78,39 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-/** `listen()` at the configured address with a one-line start banner, and `close()`. */
+/**
+ * `listen()` at the configured address with a one-line start banner, and `close()`. The banner leads with the
+ * public origin, the one to give people and clients (a loopback address would fail the host checks and OAuth's
+ * resource), and adds the address bound in parentheses.
+ */
 export function listening(
   app: HttpServer,
   service: string,
-  config: { host: string; port: number },
-  /** What the start banner says beside the address (docs, sign-in, where generated secrets are kept). */
-  notes: readonly string[] = [],
+  config: { host: string; port: number; publicUrl: string },
+  /** What the banner says after the origin (endpoints, where to go first, where generated secrets are kept). */
+  notes: (origin: string) => readonly string[] = () => [],
 ): Listening {
   return {
     // One banner line per start, in place of Fastify's own "Server listening" line.
     listen: () =>
-      app.listen({ host: config.host, port: config.port, listenTextResolver: (address) => [`${service} service listening on ${address}`, ...notes].join(' · ') }),
+      app.listen({
+        host: config.host,
+        port: config.port,
+        listenTextResolver: (address) => {
+          const origin = publicOrigin(config.publicUrl, address);
+          return [`${service} service at ${origin} (listening on ${address.replace(/^https?:\/\//, '')})`, ...notes(origin)].join(' · ');
+        },
+      }),
     close: () => app.close(),
   };
+}
+
+/** The public URL; on port 0 (the system picks one, as tests do) with the port picked. */
+function publicOrigin(publicUrl: string, address: string): string {
+  const url = new URL(publicUrl);
+  if (url.port !== '0') return publicUrl;
+  url.port = new URL(address).port;
+  return url.href.replace(/\/$/, '');
 }
 
 /**

@@ -11,7 +11,7 @@ describe('atrium explains itself', () => {
   it('lists every command with `atrium help`, and points to the README', async () => {
     const { code, stdout } = await runCli(['help']);
     expect(code).toBe(0);
-    for (const command of ['serve', 'migrate', 'org apply FILE', 'demo', 'help']) expect(stdout).toContain(`atrium ${command}`);
+    for (const command of ['serve', 'migrate', 'org apply FILE', 'people set-password EMAIL', 'demo', 'help']) expect(stdout).toContain(`atrium ${command}`);
     expect(stdout).toContain('README.md');
   });
 

@@ -34,7 +34,7 @@ export async function serveAtrium(args: string[], env: NodeJS.ProcessEnv, expect
   const urls: Record<string, string> = {};
   await new Promise<void>((resolve, reject) => {
     const check = () => {
-      for (const match of started.output().matchAll(/(\w+) service listening on (http:\/\/[\d.:]+)/g)) urls[match[1]] = match[2];
+      for (const match of started.output().matchAll(/(\w+) service at \S+ \(listening on ([\d.:]+)\)/g)) urls[match[1]] = `http://${match[2]}`;
       if (expected.every((name) => urls[name])) resolve();
     };
     started.child.stdout!.on('data', check);

@@ -73,8 +73,10 @@ describe.each(engines)('first start on %s', (engine) => {
     expect(stored.length).toBeGreaterThanOrEqual(32);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(JSON.stringify(first.lines)).not.toContain(stored);
+    // Announced as information, naming both ways to change it.
+    const howToChange = 'change it after signing in on http://localhost:8080/account, or with `npx atrium people set-password admin@example.com`';
     expect(first.lines.filter((line) => line.message.includes(file))).toEqual([
-      expect.objectContaining({ level: 'warn', data: { email: 'admin@example.com', file } }),
+      expect.objectContaining({ level: 'info', data: { email: 'admin@example.com', file }, message: expect.stringContaining(howToChange) }),
     ]);
     expect(await authenticate(database.db, 'admin@example.com', stored)).toMatchObject({ role: 'owner' });
 
@@ -83,7 +85,7 @@ describe.each(engines)('first start on %s', (engine) => {
       const later = recordingLogger();
       await bootstrapOrganization(database.db, config, later.log, {});
       expect(JSON.stringify(later.lines)).not.toContain(stored);
-      expect(later.lines.filter((line) => line.level === 'warn' && line.message.includes(file))).toHaveLength(1);
+      expect(later.lines.filter((line) => line.level === 'warn' && line.message.includes(file) && line.message.includes(howToChange))).toHaveLength(1);
     }
     expect(await ownerRows()).toHaveLength(1);
   });

@@ -48,6 +48,8 @@ agents:
     expect(inbox.text).toContain('aria-label="Question on Plan the offsite"');
     expect(inbox.text).toContain('Which city?');
     expect(inbox.text).toContain('<button type="submit">Answer</button>');
+    // The header's count beside Inbox includes the question, on every personal page.
+    expect((await browser.get('/rules')).text).toContain('<span aria-label="1 pending">(1)</span>');
     const forged = await browser.post('/inbox/answer', { csrf: 'forged', task_id: task.id, question_id: questionId, answer: 'Nowhere' });
     expect(forged.status).toBe(403);
 
@@ -61,6 +63,8 @@ agents:
     expect(answered.headers.get('location')).toBe('/inbox?done=answered');
     const after = await owner.callOk('get_task', { task_id: task.id });
     expect(after.questions).toEqual([expect.objectContaining({ id: questionId, answer: 'Lisbon', answered_by: { type: 'person', id: context.person.id } })]);
-    expect((await browser.get('/inbox')).text).toContain('No open questions.');
+    const emptied = (await browser.get('/inbox')).text;
+    expect(emptied).toContain('No open questions.');
+    expect(emptied).not.toContain('pending">');
   });
 });

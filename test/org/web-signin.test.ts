@@ -44,16 +44,24 @@ describe.each(engines)('sign-in pages on %s', (engine) => {
     expect(again.status).toBe(303);
   });
 
+  it('lands on the home page when no page sent the person to sign in', async () => {
+    const browser = new Browserless(org.url);
+    const response = await browser.signIn(OWNER.email, OWNER.password);
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/');
+    expect((await browser.get('/signin')).headers.get('location')).toBe('/');
+  });
+
   it.each([
     ['an absolute URL', 'https://evil.example/'],
     ['a protocol-relative URL', '//evil.example/x'],
     ['a backslash trick', '/\\evil.example'],
     ['a tab trick', '/\t/evil.example'],
     ['a relative path', 'connections'],
-  ])('ignores return_to as %s and goes to /connections', async (_name, returnTo) => {
+  ])('ignores return_to as %s and goes to /', async (_name, returnTo) => {
     const response = await new Browserless(org.url).signIn(OWNER.email, OWNER.password, returnTo);
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/connections');
+    expect(response.headers.get('location')).toBe('/');
   });
 
   const dotSegmentRedirects = ['/..//evil.example', '/.//evil.example', '/%2e%2e//evil.example', '/.%2e//evil.example'];
@@ -63,13 +71,13 @@ describe.each(engines)('sign-in pages on %s', (engine) => {
     await browser.signIn(OWNER.email, OWNER.password);
     const page = await browser.get(`/signin?return_to=${returnTo}`);
     expect(page.status).toBe(303);
-    expect(page.headers.get('location')).toBe('/connections');
+    expect(page.headers.get('location')).toBe('/');
   });
 
   it.each(dotSegmentRedirects)('never redirects off-site after signing in with return_to=%s', async (returnTo) => {
     const response = await new Browserless(org.url).signIn(OWNER.email, OWNER.password, returnTo);
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/connections');
+    expect(response.headers.get('location')).toBe('/');
   });
 
   it('says so when the password is wrong, and sets no session', async () => {

@@ -10,9 +10,11 @@ interface Started {
   child: ChildProcess;
   urls: Record<string, string>;
   exited: Promise<number | null>;
+  /** Everything printed so far, one JSON log line each. */
+  output(): string;
 }
 
-/** Runs `atrium serve` as a real process and waits for each service's "listening on" line. */
+/** Runs `atrium serve` as a real process and waits for each service's banner ("… (listening on ADDRESS)"). */
 async function serve(args: string[], dataDir: string, expected: string[]): Promise<Started> {
   const child = spawn(process.execPath, [cli, 'serve', ...args], {
     env: { ...process.env, ATRIUM_DATA_DIR: dataDir, CONTENT_PORT: '0', ORG_PORT: '0', LOG_LEVEL: 'info' },
@@ -20,16 +22,16 @@ async function serve(args: string[], dataDir: string, expected: string[]): Promi
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const urls: Record<string, string> = {};
+  let buffer = '';
   await new Promise<void>((resolve, reject) => {
-    let buffer = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
-      for (const match of buffer.matchAll(/"msg":"(\w+) service listening on (http:\/\/[^" ]+)/g)) urls[match[1]] = match[2];
+      for (const match of buffer.matchAll(/"msg":"(\w+) service at \S+ \(listening on ([\d.:]+)\)/g)) urls[match[1]] = `http://${match[2]}`;
       if (expected.every((name) => urls[name])) resolve();
     });
     void exited.then((code) => reject(new Error(`exited early with ${code}`)));
   });
-  return { child, urls, exited };
+  return { child, urls, exited, output: () => buffer };
 }
 
 describe('atrium serve', () => {
@@ -49,6 +51,36 @@ describe('atrium serve', () => {
     expect(content).toMatchObject({ ok: true, service: 'atrium-content' });
     expect(org).toMatchObject({ ok: true, service: 'atrium-org' });
 
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
+  });
+
+  it('names both MCP endpoints on their public origins, and announces the generated secrets as information', { timeout: 120_000 }, async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'atrium-serve-'));
+    running = await serve([], dataDir, ['content', 'org']);
+    const lines = running
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    const banner = (service: string) => lines.find((line) => line.msg.startsWith(`${service} service at `))!.msg;
+    const org = `http://localhost:${new URL(running.urls.org).port}`;
+    const content = `http://localhost:${new URL(running.urls.content).port}`;
+    const contentSecret = path.join(dataDir, 'secrets', 'content-api-secret');
+    expect(banner('org')).toContain(`org service at ${org} (listening on 127.0.0.1:`);
+    expect(banner('org')).toContain(`MCP ${org}/mcp (OAuth; set-up for each client on ${org}/connect)`);
+    expect(banner('content')).toContain(`content service at ${content} (listening on 127.0.0.1:`);
+    expect(banner('content')).toContain(`MCP ${content}/mcp (bearer token: the content API secret, in ${contentSecret})`);
+    // Every URL a person may copy is on the public origin.
+    for (const service of ['org', 'content']) expect(banner(service)).not.toMatch(/https?:\/\/127\.0\.0\.1/);
+    const generated = lines.filter((line) => /generated (CONTENT_API_SECRET|password)/.test(line.msg));
+    expect(generated.map((line) => [line.level, line.msg.split(',')[0]])).toEqual(
+      expect.arrayContaining([
+        [30, 'generated CONTENT_API_SECRET'],
+        [30, 'created the owner admin@example.com with a generated password'],
+      ]),
+    );
+    expect(generated).toHaveLength(2);
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);
   });

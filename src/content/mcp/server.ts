@@ -17,6 +17,7 @@ import { blogTools } from './blog-tools.js';
 import { changelogTools } from './changelog-tools.js';
 import { roadmapTools } from './roadmap-tools.js';
 import { searchTools } from './search-tools.js';
+import { registerNoOAuth } from './no-oauth.js';
 import { buildToolRegistry, type ToolRegistry } from './tools.js';
 
 /** Spec 4.3 and 9: a fixed server name, version 1.0.0, protocol 2025-03-26. */
@@ -28,6 +29,7 @@ export const contentTools = [...blogTools, ...changelogTools, ...roadmapTools, .
 
 export function registerContentMcp(app: HttpServer, ctx: ContentContext): void {
   registerMcpEndpoint(app, contentMcpEndpoint(ctx));
+  registerNoOAuth(app);
 }
 
 /** Rows of the content endpoint in mcp_sessions. */
@@ -48,7 +50,8 @@ export function contentMcpEndpoint(ctx: ContentContext): McpEndpointOptions<void
     // Sessions are cached in memory; ending one on any process drops it everywhere through the change feed.
     changes: ctx.changes,
     authenticate(request) {
-      // DESIGN 3: the same bearer secret as REST writes; 401 carries `WWW-Authenticate: Bearer`.
+      // DESIGN 3: the same bearer secret as REST writes; 401 carries `WWW-Authenticate: Bearer` (no
+      // resource_metadata: this is no OAuth resource) and a body saying which secret to send.
       if (!isContentSecret(ctx, request.headers.authorization)) throw contentErrors.unauthorized();
     },
     // A session belongs to the secret it was opened under: once the secret is changed (rotated after a

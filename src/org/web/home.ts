@@ -12,7 +12,9 @@ const PAGES = [
   { path: '/inbox', name: 'Inbox', about: 'decisions and questions waiting for you' },
   { path: '/connections', name: 'Connected applications', about: 'the AI clients you allowed, and their permissions' },
   { path: '/rules', name: 'Learned rules', about: 'what you allowed agents to do without asking again' },
+  { path: '/connect', name: 'Connect a client', about: 'set up Claude, Cursor, VS Code or your own agent, ready to paste' },
   { path: '/docs', name: 'MCP tools', about: 'what an AI client connected to this organization can do' },
+  { path: '/account', name: 'Your account', about: 'change your password' },
 ];
 
 export function registerHomePage(app: FastifyInstance, web: WebContext): void {
@@ -26,7 +28,7 @@ export function registerHomePage(app: FastifyInstance, web: WebContext): void {
       const body = html`<h1>Atrium</h1>
 <p>This is the organization server where people and AI agents work together.</p>
 <p><a href="/signin">Sign in</a> to see what waits for you and which applications you connected.</p>
-${links(available.filter((entry) => entry.path === '/docs'))}`;
+${links(available.filter((entry) => entry.path === '/connect' || entry.path === '/docs'))}`;
       return sendPage(reply, 200, 'Welcome', body);
     }
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);

@@ -66,6 +66,7 @@ const STYLE = `
   textarea, input[type=date] { display: block; width: 100%; box-sizing: border-box; padding: .5rem; font: inherit; }
   label.inline { display: inline; font-weight: normal; margin: 0; }
   pre { white-space: pre-wrap; word-break: break-word; margin: 0; }
+  pre.snippet { padding: .75rem; border: 1px solid #8884; border-radius: .25rem; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
@@ -76,7 +77,7 @@ export interface PageOptions {
   body: SafeHtml;
   /**
    * When someone is signed in: their name and the CSRF token for the sign-out form; on the person's own
-   * pages also the count of decisions awaiting them, shown beside the navigation.
+   * pages also the count of what the inbox waits for (decisions and task questions), shown beside the navigation.
    */
   signedIn?: { name: string; csrf: string; pending?: number };
 }
@@ -96,7 +97,7 @@ export function page({ title, body, signedIn }: PageOptions): string {
 <header>
 <strong>Atrium</strong>
 ${signedIn?.pending !== undefined
-  ? html`<nav aria-label="Your pages"><a href="/inbox">Inbox${signedIn.pending ? html` <span aria-label="${signedIn.pending} pending">(${signedIn.pending})</span>` : ''}</a><a href="/rules">Rules</a><a href="/connections">Connections</a></nav>`
+  ? html`<nav aria-label="Your pages"><a href="/inbox">Inbox${signedIn.pending ? html` <span aria-label="${signedIn.pending} pending">(${signedIn.pending})</span>` : ''}</a><a href="/rules">Rules</a><a href="/connections">Connections</a><a href="/account">Account</a></nav>`
   : ''}
 ${signedIn
   ? html`<form method="post" action="/signout"><span>${signedIn.name}</span> <input type="hidden" name="csrf" value="${signedIn.csrf}"> <button type="submit">Sign out</button></form>`

@@ -1,5 +1,6 @@
 /**
- * The people's web pages (DESIGN 4.6): home, sign-in, consent, the inbox, learned rules, connected apps and the MCP tools reference. Server-rendered HTML that
+ * The people's web pages (DESIGN 4.6): home, sign-in, consent, the inbox, learned rules, connected apps, the account,
+ * how to connect a client and the MCP tools reference. Server-rendered HTML that
  * works without JavaScript. Everything registered here shares one encapsulated scope carrying the cookie
  * and form parsers and the page security headers: framing is forbidden (`X-Frame-Options: DENY`, CSP
  * `frame-ancestors 'none'`), nothing but our one inline stylesheet may load, and no page is cached.
@@ -11,6 +12,8 @@ import type { HttpServer } from '../../platform/http.js';
 import { toAppError } from '../../platform/http.js';
 import type { OrgContext } from '../context.js';
 import { loadSharedSecret } from '../shared-secrets.js';
+import { registerAccountPage } from './account.js';
+import { registerConnectPage } from './connect.js';
 import { registerConnectionsPage } from './connections.js';
 import { registerConsentPage } from './consent.js';
 import { registerInboxPage } from './inbox.js';
@@ -62,6 +65,8 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerInboxPage(scope, web);
     registerRulesPage(scope, web);
     registerToolsPage(scope, web, tools);
+    registerAccountPage(scope, web);
+    registerConnectPage(scope, web);
     registerHomePage(scope, web);
   });
 }

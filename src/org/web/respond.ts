@@ -2,6 +2,8 @@
 import type { FastifyReply } from 'fastify';
 import type { OrgContext } from '../context.js';
 import { countPendingDecisions } from '../decisions.js';
+import { listSpaceIdsOfPerson } from '../spaces.js';
+import { countOpenTaskQuestions } from '../tasks.js';
 import { html, page, type SafeHtml } from './html.js';
 import type { Session } from './sessions.js';
 
@@ -38,7 +40,10 @@ export function sendCsrfFailure(reply: FastifyReply): FastifyReply {
   );
 }
 
-/** One of the signed-in person's own pages (inbox, rules, connections): navigation and the pending count. */
+/**
+ * One of the signed-in person's own pages (inbox, rules, connections): navigation and the pending count, which
+ * counts what the inbox asks of the person: decisions awaiting them and open questions on their spaces' tasks.
+ */
 export async function sendPersonalPage(
   web: WebContext,
   reply: FastifyReply,
@@ -47,6 +52,8 @@ export async function sendPersonalPage(
   title: string,
   body: SafeHtml,
 ): Promise<FastifyReply> {
-  const pending = await countPendingDecisions(web.ctx.db, session.person);
+  const { db } = web.ctx;
+  const questions = await countOpenTaskQuestions(db, await listSpaceIdsOfPerson(db, session.person.id));
+  const pending = (await countPendingDecisions(db, session.person)) + questions;
   return sendPage(reply, 200, title, body, { name: session.person.name, csrf, pending });
 }

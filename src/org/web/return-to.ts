@@ -7,7 +7,8 @@
  */
 const BASE = 'http://return-to.invalid';
 
-export const DEFAULT_RETURN_TO = '/connections';
+/** Where signing in lands when no page sent the person: the home page, which lists everything else. */
+export const DEFAULT_RETURN_TO = '/';
 
 export function safeReturnTo(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > 2048) return undefined;
