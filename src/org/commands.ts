@@ -35,7 +35,7 @@ export async function runSetPassword(config: OrgConfig, email: string, password:
   try {
     const person = await findPersonByEmail(database.db, email);
     if (!person) throw new UsageError(`no person with the email ${email} in the organization`);
-    const ended = await setPassword(database.db, person.id, password);
+    const ended = await database.db.transaction((tx) => setPassword(tx, person.id, password));
     return `set the password of ${person.email}; signed out ${ended} web session${ended === 1 ? '' : 's'}`;
   } finally {
     await database.close();

@@ -79,7 +79,7 @@ export async function upsertPerson(db: Queryable, input: PersonInput): Promise<{
 /**
  * Sets the person's password (the caller has checked it against `passwordRule`) and ends their web sessions,
  * all but `keepSessionId` (the page the person changed it on): whoever learned the old password is signed out.
- * Returns how many sessions ended.
+ * Returns how many sessions ended. Run it in a transaction, so both take effect together.
  */
 export async function setPassword(db: Queryable, personId: string, password: string, keepSessionId?: string): Promise<number> {
   const passwordHash = await hashPassword(password);

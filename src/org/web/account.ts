@@ -72,7 +72,7 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
     }
     if (!(await authenticate(ctx.db, session.person.email, current))) return refuse('The current password is not right.');
     await resetAttempts(ctx.db, attemptKey);
-    await setPassword(ctx.db, session.person.id, next, session.id);
+    await ctx.db.transaction((tx) => setPassword(tx, session.person.id, next, session.id));
     return reply.redirect('/account?done=password', 303);
   });
 }
