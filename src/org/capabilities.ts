@@ -12,7 +12,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Queryable } from '../platform/database.js';
+import { queryRows, type Queryable } from '../platform/database.js';
 import type { OrgContext } from './context.js';
 import { contentActionSchema } from './connectors/content-actions.js';
 import { runConnector, type Connector } from './connectors/index.js';
@@ -23,7 +23,7 @@ import { orgErrors } from './errors.js';
 import { decide, recheckHardDenies, RISKS, VERDICTS, type GateInputs, type GateRule, type GateVerdict } from './gate/index.js';
 import { newId } from './ids.js';
 import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../platform/upsert.js';
-import { agents, capabilities, gateVerdicts, operations } from './schema.js';
+import { agentMonthlyUsage, agents, capabilities, gateVerdicts, operations } from './schema.js';
 import { checkCapabilityInput } from './input-schema.js';
 import { gateRulesSql, toGateRules } from './rules.js';
 import { chargeAgentStatement, spentThisMonthSql, usageMonth } from './agent-usage.js';
@@ -174,24 +174,20 @@ export async function loadGateSubject(db: Queryable, capabilityId: string, agent
   return { capability: row.capability, agent: row.agent, spent: row.spent, rules: toGateRules(row.standing, row.learned), now };
 }
 
-/** Decides on `subject` and `input`, and stores the verdict with its inputs (DESIGN 4.4). */
-export async function evaluateGate(
-  db: Queryable,
-  subject: GateSubject & { input: unknown; spaceId: string | null; operationId?: string },
-): Promise<GateVerdict & { verdict_id: string }> {
+type VerdictSubject = GateSubject & { input: unknown; spaceId: string | null; operationId?: string };
+
+/** The gate's inputs for `subject` and `input` (DESIGN 4.4), as `decide()` takes them and `gate_verdicts` keeps them. */
+function gateInputs(subject: VerdictSubject): GateInputs {
   const { capability, agentBase } = gateSubjects(subject.capability, subject.agent);
-  const inputs: GateInputs = {
-    now: subject.now.toISOString(),
-    capability,
-    agent: { ...agentBase, spent: subject.spent },
-    input: subject.input,
-    rules: subject.rules,
-  };
-  const verdict = decide(inputs);
+  return { now: subject.now.toISOString(), capability, agent: { ...agentBase, spent: subject.spent }, input: subject.input, rules: subject.rules };
+}
+
+/** Stores a verdict with the inputs it was decided on. */
+async function storeVerdict(db: Queryable, subject: VerdictSubject, inputs: GateInputs, verdict: GateVerdict): Promise<GateVerdict & { verdict_id: string }> {
   const id = newId('gv');
   await db.insert(gateVerdicts).values({
     id,
-    capabilityId: capability.id,
+    capabilityId: subject.capability.id,
     agentId: subject.agent.id,
     spaceId: subject.spaceId,
     operationId: subject.operationId ?? null,
@@ -202,6 +198,40 @@ export async function evaluateGate(
     inputs,
   });
   return { ...verdict, verdict_id: id };
+}
+
+/** Decides on `subject` and `input`, and stores the verdict with its inputs (DESIGN 4.4). Charges nothing. */
+export async function evaluateGate(db: Queryable, subject: VerdictSubject): Promise<GateVerdict & { verdict_id: string }> {
+  const inputs = gateInputs(subject);
+  return storeVerdict(db, subject, inputs, decide(inputs));
+}
+
+/**
+ * Decides for an operation about to run, and when the gate allows it charges the agent in the same step
+ * (DESIGN 4.4: "Budgets hold exactly"). The spending read with the subject may be stale by the time the charge
+ * lands — other processes charge the same agent — so an allowed action is charged only if the charge still fits
+ * the budget (`chargeWithinBudget`); when it does not, the gate decides again on what was actually spent, which
+ * pauses the action for a person like any other cost over the budget.
+ */
+async function decideAndCharge(db: Queryable, subject: VerdictSubject & { operationId: string }): Promise<GateVerdict & { verdict_id: string; charged: boolean }> {
+  let inputs = gateInputs(subject);
+  let verdict = decide(inputs);
+  let charged = false;
+  if (verdict.verdict === 'allow') {
+    const charge = await chargeWithinBudget(db, subject.operationId, subject.agent.id, subject.capability.cost, subject.now);
+    charged = charge.charged;
+    if (!charged) {
+      inputs = { ...inputs, agent: { ...inputs.agent, spent: charge.used } };
+      verdict = decide(inputs);
+      // The budget may have been lowered since it was read: the refused charge is the judge.
+      if (verdict.verdict === 'allow') verdict = { ...verdict, verdict: 'require_approval', reasons: [overBudgetReason(subject.capability.cost, subject.agent, charge.used)] };
+    }
+  }
+  return { ...(await storeVerdict(db, subject, inputs, verdict)), charged };
+}
+
+function overBudgetReason(cost: number, agent: AgentRow, used: number): string {
+  return `the cost ${cost} is over the agent's remaining budget of ${Math.max((agent.budget ?? 0) - used, 0)} units this month`;
 }
 
 export const describedCapability = capabilityRecord.extend({
@@ -278,27 +308,74 @@ export async function runCapability(ctx: OrgContext, operation: OperationRow): P
     if (decision?.status === 'pending') return { status: 'paused', decisionId: decision.id };
   }
 
-  const verdict = await evaluateGate(ctx.db, { ...subject, input, spaceId: operation.spaceId, operationId: operation.id });
+  const { charged, ...verdict } = await decideAndCharge(ctx.db, { ...subject, input, spaceId: operation.spaceId, operationId: operation.id });
   if (verdict.verdict === 'deny') return { status: 'failed', error: failure('denied_by_rule', verdict.reasons.join('; ')) };
   if (verdict.verdict === 'require_approval') {
     // The decision and its expiry job together, or neither.
     const decisionId = await ctx.db.transaction((tx) => openDecision(ctx, tx, { operation, capability, agent, input, verdict }));
     return { status: 'paused', decisionId };
   }
-  return runApproved(ctx, capability, agent, operation, input);
+  return runApproved(ctx, capability, agent, operation, input, { charged });
 }
 
 /**
  * A runner runs again after a crash (operations.ts), so the cost is charged with a mark on the operation, in
  * one statement (the mark and the charge happen together or not at all): the agent pays for an operation once.
+ * A person's approval overrides the budget, so this charge has no limit.
  */
 async function chargeOnce(ctx: OrgContext, operationId: string, agentId: string, cost: number): Promise<void> {
   const mark = sql`UPDATE ${operations} SET charged_at = now() WHERE id = ${operationId} AND charged_at IS NULL RETURNING id`;
   await ctx.db.execute(sql`WITH first AS (${mark}) ${chargeAgentStatement(agentId, cost, { from: sql`FROM first` })}`);
 }
 
-async function runApproved(ctx: OrgContext, capability: CapabilityRow, agent: AgentRow, operation: OperationRow, input: unknown): Promise<RunnerOutcome> {
-  await chargeOnce(ctx, operation.id, agent.id, capability.cost);
+/** Thrown inside `chargeWithinBudget`'s transaction to undo the operation's mark when the charge does not fit. */
+class OverBudget extends Error {
+  constructor(readonly used: number) {
+    super('over budget');
+  }
+}
+
+/**
+ * Marks the operation charged and adds `cost` to the agent's month only if the month's use stays within the
+ * agent's budget (none: no limit), as one atomic step: the conditional upsert's `WHERE` is judged on the row it
+ * has locked, so concurrent charges from any number of processes never add up past the budget. When it does
+ * not fit, nothing is marked or charged and the month's use is returned. An operation already marked was
+ * charged by an earlier run of the same operation.
+ */
+async function chargeWithinBudget(db: Queryable, operationId: string, agentId: string, cost: number, at: Date): Promise<{ charged: boolean; used: number }> {
+  const month = usageMonth(at);
+  const budget = sql`(SELECT budget FROM ${agents} WHERE id = ${agentId})`;
+  try {
+    return await db.transaction(async (tx) => {
+      const marked = await queryRows(tx, sql`UPDATE ${operations} SET charged_at = now() WHERE id = ${operationId} AND charged_at IS NULL RETURNING id`);
+      if (!marked.length) return { charged: true, used: -1 };
+      const [row] = await queryRows<{ used: number }>(
+        tx,
+        sql`INSERT INTO ${agentMonthlyUsage} (agent_id, month, used)
+          SELECT ${agentId}, ${month}, ${cost} WHERE ${cost} <= coalesce(${budget}, ${cost})
+          ON CONFLICT (agent_id, month) DO UPDATE SET used = ${agentMonthlyUsage}.used + excluded.used, updated_at = now()
+            WHERE ${agentMonthlyUsage}.used + excluded.used <= coalesce(${budget}, ${agentMonthlyUsage}.used + excluded.used)
+          RETURNING used`,
+      );
+      if (row) return { charged: true, used: Number(row.used) };
+      const [spent] = await queryRows<{ used: number }>(tx, sql`SELECT ${spentThisMonthSql(agentId, month)} AS used`);
+      throw new OverBudget(Number(spent?.used ?? 0));
+    });
+  } catch (error) {
+    if (error instanceof OverBudget) return { charged: false, used: error.used };
+    throw error;
+  }
+}
+
+async function runApproved(
+  ctx: OrgContext,
+  capability: CapabilityRow,
+  agent: AgentRow,
+  operation: OperationRow,
+  input: unknown,
+  { charged = false } = {},
+): Promise<RunnerOutcome> {
+  if (!charged) await chargeOnce(ctx, operation.id, agent.id, capability.cost);
   return runConnector(ctx, capability.connector as Connector, {
     operationId: operation.id,
     decisionId: operation.decisionId,
