@@ -3,14 +3,14 @@
  * up to date, in one transaction; nothing it does not mention is deleted (people and spaces are never
  * removed by omission). Applying the same file twice changes nothing the second time.
  */
-import { eq, inArray, sql } from 'drizzle-orm';
+import { asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Queryable } from '../platform/database.js';
 import { upsertDeclaredAgent } from './agents.js';
 import { upsertCapability } from './capabilities.js';
 import { OrgFileError, type OrgFile } from './org-file.js';
 import { upsertPerson } from './people.js';
 import { replaceStandingRules } from './rules.js';
-import { organization, people } from './schema.js';
+import { agents, capabilities, organization, people } from './schema.js';
 import { passwordRule } from '../config.js';
 import type { UpsertOutcome } from '../platform/upsert.js';
 import { newId } from './ids.js';
@@ -122,13 +122,40 @@ function checkPasswords(file: OrgFile, env: NodeJS.ProcessEnv, source: string): 
 
 /** Each `secret_env` the file names that is not set: its webhook calls could not be signed. */
 function unsetSecrets(file: OrgFile, env: NodeJS.ProcessEnv): string[] {
-  const named = [
-    ...file.agents.map((agent) => ({ variable: agent.delivery?.secret_env, user: `agent ${agent.key}` })),
-    ...file.capabilities.map((capability) => ({
-      variable: 'secret_env' in capability.connector ? capability.connector.secret_env : undefined,
-      user: `capability ${capability.key}`,
-    })),
-  ];
+  return describeUnset(
+    [
+      ...file.agents.map((agent) => ({ variable: agent.delivery?.secret_env, user: `agent ${agent.key}` })),
+      ...file.capabilities.filter((capability) => capability.enabled).map((capability) => ({
+        variable: 'secret_env' in capability.connector ? capability.connector.secret_env : undefined,
+        user: `capability ${capability.key}`,
+      })),
+    ],
+    env,
+  );
+}
+
+/**
+ * Each `secret_env` the organization's agents and enabled capabilities name that is not set in `env`, however
+ * they were made (a file applied at this start or earlier): every start warns about them, since an unsigned
+ * delivery is refused and such a capability fails `connector_failed` before anyone is asked to approve it.
+ */
+export async function unsetSecretsInUse(db: Queryable, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const declared = await db.select({ key: agents.key, delivery: agents.delivery }).from(agents).where(eq(agents.kind, 'declared')).orderBy(asc(agents.key));
+  const connected = await db
+    .select({ key: capabilities.key, connector: capabilities.connector })
+    .from(capabilities)
+    .where(eq(capabilities.enabled, true))
+    .orderBy(asc(capabilities.key));
+  return describeUnset(
+    [
+      ...declared.map((agent) => ({ variable: (agent.delivery as { secret_env?: string } | null)?.secret_env, user: `agent ${agent.key}` })),
+      ...connected.map((capability) => ({ variable: (capability.connector as { secret_env?: string }).secret_env, user: `capability ${capability.key}` })),
+    ],
+    env,
+  );
+}
+
+function describeUnset(named: Array<{ variable: string | undefined; user: string }>, env: NodeJS.ProcessEnv): string[] {
   return named
     .filter((entry): entry is { variable: string; user: string } => !!entry.variable && !env[entry.variable])
     .map((entry) => `${entry.variable} is not set: ${entry.user} cannot sign its webhook calls until it is`);

@@ -22,7 +22,7 @@ import type { Db, Tx } from '../platform/database.js';
 import { loadOrCreateSecret, readStoredSecret, storedSecretFile } from '../platform/secrets.js';
 import { ensureAssistant } from './agents.js';
 import { ensureDefaultPublishCapability } from './capabilities.js';
-import { applyOrgFileIn, ensureOrganization, lockOrgSetup, type ApplyReport } from './apply-org-file.js';
+import { applyOrgFileIn, ensureOrganization, lockOrgSetup, unsetSecretsInUse, type ApplyReport } from './apply-org-file.js';
 import { readOrgFile } from './org-file.js';
 import { authenticate, findPersonByEmail, upsertPerson } from './people.js';
 import { people } from './schema.js';
@@ -59,10 +59,13 @@ export async function bootstrapOrganization(
     return { report, owner };
   });
 
+  // Every start names each secret_env in use that is not set (the file's own are among them).
+  const unsetSecrets = await unsetSecretsInUse(db, env);
   if (created.report) {
-    for (const warning of created.report.warnings) log.warn({ file: config.orgFile }, warning);
+    for (const warning of created.report.warnings.filter((warning) => !unsetSecrets.includes(warning))) log.warn({ file: config.orgFile }, warning);
     log.info({ file: config.orgFile, ...summarize(created.report) }, 'organization file applied');
   }
+  for (const warning of unsetSecrets) log.warn({}, warning);
   if (created.owner.generated) {
     const { email, file: secretFile } = created.owner.generated;
     // Information, not a warning: generating it is what a first start without ATRIUM_ADMIN_PASSWORD is for.

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { queryRows, type Queryable } from '../platform/database.js';
 import type { OrgContext } from './context.js';
 import { contentActionSchema } from './connectors/content-actions.js';
-import { runConnector, type Connector } from './connectors/index.js';
+import { connectorProblem, runConnector, type Connector } from './connectors/index.js';
 import { failure, startOperation, type RunnerOutcome } from './operations/operations.js';
 import type { OperationRow } from './operations/states.js';
 import { actionHash, findDecision, openDecision } from './decisions.js';
@@ -308,6 +308,8 @@ export async function runCapability(ctx: OrgContext, operation: OperationRow): P
     if (decision?.status === 'pending') return { status: 'paused', decisionId: decision.id };
   }
 
+  const problem = await connectorProblem(ctx, capability.connector as Connector);
+  if (problem) return { status: 'failed', error: failure('connector_failed', problem) };
   const { charged, ...verdict } = await decideAndCharge(ctx.db, { ...subject, input, spaceId: operation.spaceId, operationId: operation.id });
   if (verdict.verdict === 'deny') return { status: 'failed', error: failure('denied_by_rule', verdict.reasons.join('; ')) };
   if (verdict.verdict === 'require_approval') {

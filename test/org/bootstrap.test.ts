@@ -132,6 +132,38 @@ spaces: [{ key: web, name: Website, members: [ada@example.com] }]
     expect(await authenticate(database.db, 'ada@example.com', 'ada-password-1')).not.toBeNull();
   });
 
+  it('warns at every start, once each, about every secret_env in use that is not set, also after the file is gone', async () => {
+    const file = path.join(dataDir, 'org.yaml');
+    await writeFile(
+      file,
+      `agents: [{ key: scribe, name: Scribe, delivery: { kind: webhook, url: 'http://127.0.0.1:9/a', secret_env: SCRIBE_SECRET } }]
+capabilities:
+  - { key: notify, risk: low, connector: { kind: webhook, url: 'http://127.0.0.1:9/h', secret_env: HOOK_SECRET } }
+  - { key: retired, risk: low, enabled: false, connector: { kind: webhook, url: 'http://127.0.0.1:9/r', secret_env: OLD_SECRET } }
+`,
+    );
+    const expected = [
+      'SCRIBE_SECRET is not set: agent scribe cannot sign its webhook calls until it is',
+      'HOOK_SECRET is not set: capability notify cannot sign its webhook calls until it is',
+    ];
+    const warnings = (lines: ReturnType<typeof recordingLogger>['lines']) => lines.filter((line) => line.level === 'warn').map((line) => line.message);
+
+    config.orgFile = file;
+    const withFile = recordingLogger();
+    await bootstrapOrganization(database.db, config, withFile.log, { HOOK_SECRET: '' });
+    expect(warnings(withFile.lines)).toEqual(expected);
+
+    // A later start without the file still knows what the organization uses.
+    config.orgFile = undefined;
+    const later = recordingLogger();
+    await bootstrapOrganization(database.db, config, later.log, {});
+    expect(warnings(later.lines).filter((message) => !message.includes('generated password'))).toEqual(expected);
+
+    const set = recordingLogger();
+    await bootstrapOrganization(database.db, config, set.log, { SCRIBE_SECRET: 'whsec_c2NyaWJl', HOOK_SECRET: 'whsec_aG9vaw' });
+    expect(warnings(set.lines).filter((message) => !message.includes('generated password'))).toEqual([]);
+  });
+
   it('refuses to start on an invalid organization file and writes nothing', async () => {
     const file = path.join(dataDir, 'org.yaml');
     await writeFile(file, 'people: [{ email: nope }]\n');

@@ -44,6 +44,8 @@ describe.each(engines)('capabilities through the gate on %s', (engine) => {
     receiver = await startWebhookReceiver();
     process.env.GATE_HOOK_SECRET = HOOK_SECRET;
     process.env.GATE_MEMBER_PASSWORD = MEMBER.password;
+    delete process.env.GATE_UNSET_SECRET;
+    process.env.GATE_BAD_SECRET = 'whsec_not base64!';
     const orgFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'atrium-gate-')), 'org.yaml');
     await writeFile(
       orgFile,
@@ -66,6 +68,14 @@ capabilities:
     risk: low
     cost: 5
     connector: { kind: webhook, url: ${receiver.url}/paid, secret_env: GATE_HOOK_SECRET }
+  - key: unsigned_wire
+    name: Unsigned transfer
+    risk: high
+    connector: { kind: webhook, url: ${receiver.url}/unsigned, secret_env: GATE_UNSET_SECRET }
+  - key: badly_signed_wire
+    name: Badly signed transfer
+    risk: high
+    connector: { kind: webhook, url: ${receiver.url}/bad, secret_env: GATE_BAD_SECRET }
   - key: retired
     name: Retired hook
     risk: low
@@ -108,8 +118,8 @@ rules:
 
   it('lists capabilities with risk, cost and input schema, and finds them by query', async () => {
     const all = (await actor.callOk('list_capabilities')).capabilities;
-    expect(all.map((item: any) => item.key)).toEqual(['notify_team', 'paid_notify', 'retired', 'wire_money']);
-    expect(all[0]).toMatchObject({ risk: 'low', cost: 0, enabled: true, connector: { kind: 'webhook' }, input_schema: { required: ['text'] } });
+    expect(all.map((item: any) => item.key)).toEqual(['badly_signed_wire', 'notify_team', 'paid_notify', 'retired', 'unsigned_wire', 'wire_money']);
+    expect(all[1]).toMatchObject({ risk: 'low', cost: 0, enabled: true, connector: { kind: 'webhook' }, input_schema: { required: ['text'] } });
     expect((await actor.callOk('list_capabilities', { query: 'WIRE money' })).capabilities.map((item: any) => item.key)).toEqual(['wire_money']);
   });
 
@@ -162,6 +172,17 @@ rules:
     const operation = await execute({ amount: 1, to: 'moon' }, 'wire_money', { wait_seconds: 10 });
     expect(operation).toMatchObject({ status: 'failed', error: { code: 'denied_by_rule', message: 'rule "Never to the moon" says deny' } });
     expect(receiver.calls).toHaveLength(0);
+  });
+
+  it('a high-risk action whose connector cannot run fails connector_failed at once: no person is asked to approve it', async () => {
+    const before = (await governor.callOk('list_decisions')).decisions.length;
+    const unsigned = await execute({ amount: 5 }, 'unsigned_wire', { wait_seconds: 10 });
+    expect(unsigned).toMatchObject({ status: 'failed', error: { code: 'connector_failed', message: 'GATE_UNSET_SECRET is not set, so the webhook cannot be signed' } });
+    expect(unsigned.decision_id ?? null).toBeNull();
+    const badly = await execute({ amount: 5 }, 'badly_signed_wire', { wait_seconds: 10 });
+    expect(badly).toMatchObject({ status: 'failed', error: { code: 'connector_failed', message: 'GATE_BAD_SECRET is not a valid whsec_ secret' } });
+    expect((await governor.callOk('list_decisions')).decisions).toHaveLength(before);
+    expect(receiver.calls).toEqual([]);
   });
 
   it('a disabled capability is denied', async () => {

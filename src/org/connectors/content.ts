@@ -11,10 +11,9 @@ import { contentRequest } from './content-actions.js';
 import { CONNECTOR_TIMEOUT_MS, readAnswer, type ConnectorCall } from './index.js';
 
 export async function runContentAction(ctx: OrgContext, connector: { action: string }, call: ConnectorCall): Promise<RunnerOutcome> {
-  const base = ctx.config.content?.url;
-  if (!base) return { status: 'failed', error: failure('connector_failed', 'no content service is configured (CONTENT_PUBLIC_URL)') };
-  const secret = ctx.config.content?.apiSecret ?? (await readStoredSecret(ctx.config.dataDir, CONTENT_SECRET_NAME));
-  if (!secret) return { status: 'failed', error: failure('connector_failed', 'the content secret is unknown: set CONTENT_API_SECRET or start the content service once') };
+  const target = await contentTarget(ctx);
+  if ('problem' in target) return { status: 'failed', error: failure('connector_failed', target.problem) };
+  const { base, secret } = target;
   const request = contentRequest(connector.action, call.input as Record<string, unknown>);
   let response: Response;
   try {
@@ -33,4 +32,13 @@ export async function runContentAction(ctx: OrgContext, connector: { action: str
     return { status: 'failed', error: failure('connector_failed', `the content service answered ${response.status}${detail ? ` ${detail.code}: ${detail.message}` : ''}`) };
   }
   return { status: 'succeeded', result: answer };
+}
+
+/** Where the content service is and its secret, or why the content connector cannot run. */
+export async function contentTarget(ctx: OrgContext): Promise<{ base: string; secret: string } | { problem: string }> {
+  const base = ctx.config.content?.url;
+  if (!base) return { problem: 'no content service is configured (CONTENT_PUBLIC_URL)' };
+  const secret = ctx.config.content?.apiSecret ?? (await readStoredSecret(ctx.config.dataDir, CONTENT_SECRET_NAME));
+  if (!secret) return { problem: 'the content secret is unknown: set CONTENT_API_SECRET or start the content service once' };
+  return { base, secret };
 }

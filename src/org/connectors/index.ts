@@ -6,8 +6,8 @@
  */
 import type { OrgContext } from '../context.js';
 import type { RunnerOutcome } from '../operations/operations.js';
-import { runContentAction } from './content.js';
-import { runWebhook } from './webhook.js';
+import { contentTarget, runContentAction } from './content.js';
+import { runWebhook, webhookProblem } from './webhook.js';
 
 export type Connector = { kind: 'webhook'; url: string; secret_env?: string } | { kind: 'content'; action: string };
 
@@ -26,6 +26,17 @@ export const CONNECTOR_TIMEOUT_MS = 10_000;
 
 export function runConnector(ctx: OrgContext, connector: Connector, call: ConnectorCall): Promise<RunnerOutcome> {
   return connector.kind === 'webhook' ? runWebhook(connector, call) : runContentAction(ctx, connector, call);
+}
+
+/**
+ * Why `connector` cannot run as configured (its secret unset or invalid, its URL not http(s), no content
+ * service), or undefined. DESIGN 4.4: no person is asked to approve an action that cannot run — the operation
+ * fails `connector_failed` before the gate opens a decision.
+ */
+export async function connectorProblem(ctx: OrgContext, connector: Connector): Promise<string | undefined> {
+  if (connector.kind === 'webhook') return webhookProblem(connector);
+  const target = await contentTarget(ctx);
+  return 'problem' in target ? target.problem : undefined;
 }
 
 /** The answer's JSON, or its text when it is not JSON, or null when empty. */

@@ -3,6 +3,7 @@
  * agent, space_id, input}` to the capability's URL, signed with the secret named by `secret_env`
  * (`whsec_…`, Standard Webhooks). A 2xx answer is the operation's result `{status, body}`.
  */
+import { Webhook } from 'standardwebhooks';
 import { failure, type RunnerOutcome } from '../operations/operations.js';
 import { signWebhook } from '../delivery/sign.js';
 import { CONNECTOR_TIMEOUT_MS, readAnswer, type ConnectorCall } from './index.js';
@@ -17,16 +18,9 @@ export async function runWebhook(connector: { url: string; secret_env?: string }
     space_id: call.spaceId,
     input: call.input,
   });
-  let signature = {};
-  if (connector.secret_env) {
-    const secret = process.env[connector.secret_env];
-    if (!secret) return { status: 'failed', error: failure('connector_failed', `${connector.secret_env} is not set, so the webhook cannot be signed`) };
-    try {
-      signature = signWebhook(secret, call.operationId, body);
-    } catch {
-      return { status: 'failed', error: failure('connector_failed', `${connector.secret_env} is not a valid whsec_ secret`) };
-    }
-  }
+  const problem = webhookProblem(connector);
+  if (problem) return { status: 'failed', error: failure('connector_failed', problem) };
+  const signature = connector.secret_env ? signWebhook(process.env[connector.secret_env]!, call.operationId, body) : {};
   let response: Response;
   try {
     response = await fetch(connector.url, {
@@ -41,4 +35,24 @@ export async function runWebhook(connector: { url: string; secret_env?: string }
   const answer = await readAnswer(response);
   if (!response.ok) return { status: 'failed', error: failure('connector_failed', `the webhook answered ${response.status}`) };
   return { status: 'succeeded', result: { status: response.status, body: answer } };
+}
+
+/** Why this webhook connector cannot run as configured — a URL that is not http(s), a secret unset or invalid — or undefined. */
+export function webhookProblem(connector: { url: string; secret_env?: string }): string | undefined {
+  let url: URL | undefined;
+  try {
+    url = new URL(connector.url);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol)) return `the webhook URL ${JSON.stringify(connector.url.slice(0, 200))} is not an http or https URL`;
+  if (!connector.secret_env) return undefined;
+  const secret = process.env[connector.secret_env];
+  if (!secret) return `${connector.secret_env} is not set, so the webhook cannot be signed`;
+  try {
+    new Webhook(secret);
+  } catch {
+    return `${connector.secret_env} is not a valid whsec_ secret`;
+  }
+  return undefined;
 }
