@@ -8,30 +8,24 @@ import { CONTENT_SECRET_NAME, readStoredSecret } from '../../platform/secrets.js
 import type { OrgContext } from '../context.js';
 import { failure, type RunnerOutcome } from '../operations/operations.js';
 import { contentRequest } from './content-actions.js';
-import { CONNECTOR_TIMEOUT_MS, readAnswer, type ConnectorCall } from './index.js';
+import { describeRefusal, parseAnswer, sendOutbound } from '../delivery/outbound.js';
+import { CONNECTOR_TIMEOUT_MS, type ConnectorCall } from './index.js';
 
 export async function runContentAction(ctx: OrgContext, connector: { action: string }, call: ConnectorCall): Promise<RunnerOutcome> {
   const target = await contentTarget(ctx);
   if ('problem' in target) return { status: 'failed', error: failure('connector_failed', target.problem) };
   const { base, secret } = target;
   const request = contentRequest(connector.action, call.input as Record<string, unknown>);
-  let response: Response;
-  try {
-    response = await fetch(base + request.path, {
-      method: request.method,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
-      body: JSON.stringify({ ...request.body, actor_id: call.agent.key ?? call.agent.name, actor_type: 'agent' }),
-      signal: AbortSignal.timeout(CONNECTOR_TIMEOUT_MS),
-    });
-  } catch (error) {
-    return { status: 'failed', error: failure('connector_failed', `the content service could not be reached: ${(error as Error).message}`) };
-  }
-  const answer = await readAnswer(response);
-  if (!response.ok) {
-    const detail = (answer as { error?: { code?: string; message?: string } } | null)?.error;
-    return { status: 'failed', error: failure('connector_failed', `the content service answered ${response.status}${detail ? ` ${detail.code}: ${detail.message}` : ''}`) };
-  }
-  return { status: 'succeeded', result: answer };
+  const outcome = await sendOutbound({
+    url: base + request.path,
+    method: request.method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+    body: JSON.stringify({ ...request.body, actor_id: call.agent.key ?? call.agent.name, actor_type: 'agent' }),
+    timeoutMs: CONNECTOR_TIMEOUT_MS,
+  });
+  if (outcome.kind === 'failed') return { status: 'failed', error: failure('connector_failed', `the content service ${outcome.reason}`) };
+  if (outcome.status < 200 || outcome.status >= 300) return { status: 'failed', error: failure('connector_failed', describeRefusal('the content service', outcome)) };
+  return { status: 'succeeded', result: parseAnswer(outcome.text) };
 }
 
 /** Where the content service is and its secret, or why the content connector cannot run. */

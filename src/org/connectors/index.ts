@@ -1,8 +1,9 @@
 /**
  * Connectors (DESIGN 4.2): how an allowed capability reaches the world. `webhook` POSTs the action, signed
  * by the Standard Webhooks convention; `content` calls the content REST API with the content secret. A
- * refusal or an unreachable service fails the operation with `connector_failed`; the action is sent once
- * (its webhook-id is the operation id, so a receiver can drop a repeat after a crash).
+ * refusal or an unreachable service fails the operation with `connector_failed` at once, naming what the
+ * receiver said; the action is sent once (its webhook-id is the operation id, so a receiver can drop the repeat
+ * that only a process dying mid-run causes). Both go through the outbound poster (delivery/outbound.ts).
  */
 import type { OrgContext } from '../context.js';
 import type { RunnerOutcome } from '../operations/operations.js';
@@ -21,8 +22,13 @@ export interface ConnectorCall {
   input: unknown;
 }
 
-/** Connectors wait this long for an answer. */
+/** Connectors wait this long for a whole answer. */
 export const CONNECTOR_TIMEOUT_MS = 10_000;
+/**
+ * A receiver answering 429 or 503 with `Retry-After` is asked again, with the same webhook-id, when it says —
+ * if that is within this window from the first call; otherwise the action fails `connector_failed`.
+ */
+export const CONNECTOR_RETRY_WINDOW_MS = 30_000;
 
 export function runConnector(ctx: OrgContext, connector: Connector, call: ConnectorCall): Promise<RunnerOutcome> {
   return connector.kind === 'webhook' ? runWebhook(connector, call) : runContentAction(ctx, connector, call);
@@ -37,15 +43,4 @@ export async function connectorProblem(ctx: OrgContext, connector: Connector): P
   if (connector.kind === 'webhook') return webhookProblem(connector);
   const target = await contentTarget(ctx);
   return 'problem' in target ? target.problem : undefined;
-}
-
-/** The answer's JSON, or its text when it is not JSON, or null when empty. */
-export async function readAnswer(response: Response): Promise<unknown> {
-  const text = await response.text();
-  if (!text) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text.slice(0, 2000);
-  }
 }

@@ -5,8 +5,8 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { failure, type RunnerOutcome } from '../operations/operations.js';
-import { signWebhook } from '../delivery/sign.js';
-import { CONNECTOR_TIMEOUT_MS, readAnswer, type ConnectorCall } from './index.js';
+import { describeRefusal, parseAnswer, postSigned } from '../delivery/outbound.js';
+import { CONNECTOR_RETRY_WINDOW_MS, CONNECTOR_TIMEOUT_MS, type ConnectorCall } from './index.js';
 
 export async function runWebhook(connector: { url: string; secret_env?: string }, call: ConnectorCall): Promise<RunnerOutcome> {
   const body = JSON.stringify({
@@ -20,21 +20,17 @@ export async function runWebhook(connector: { url: string; secret_env?: string }
   });
   const problem = webhookProblem(connector);
   if (problem) return { status: 'failed', error: failure('connector_failed', problem) };
-  const signature = connector.secret_env ? signWebhook(process.env[connector.secret_env]!, call.operationId, body) : {};
-  let response: Response;
-  try {
-    response = await fetch(connector.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...signature },
-      body,
-      signal: AbortSignal.timeout(CONNECTOR_TIMEOUT_MS),
-    });
-  } catch (error) {
-    return { status: 'failed', error: failure('connector_failed', `the webhook could not be reached: ${(error as Error).message}`) };
+  const secret = connector.secret_env ? process.env[connector.secret_env] : undefined;
+  const deadline = Date.now() + CONNECTOR_RETRY_WINDOW_MS;
+  for (;;) {
+    // The action is sent once: every outcome but a 429 or 503 naming when to come back ends the run here.
+    const outcome = await postSigned({ url: connector.url, secret, webhookId: call.operationId, body, timeoutMs: CONNECTOR_TIMEOUT_MS });
+    if (outcome.kind === 'failed') return { status: 'failed', error: failure('connector_failed', `the webhook ${outcome.reason}`) };
+    if (outcome.status >= 200 && outcome.status < 300) return { status: 'succeeded', result: { status: outcome.status, body: parseAnswer(outcome.text) } };
+    const retryAt = outcome.retryAfterMs === undefined ? undefined : Date.now() + outcome.retryAfterMs;
+    if (retryAt === undefined || retryAt > deadline) return { status: 'failed', error: failure('connector_failed', describeRefusal('the webhook', outcome)) };
+    await new Promise((resolve) => setTimeout(resolve, retryAt - Date.now()));
   }
-  const answer = await readAnswer(response);
-  if (!response.ok) return { status: 'failed', error: failure('connector_failed', `the webhook answered ${response.status}`) };
-  return { status: 'succeeded', result: { status: response.status, body: answer } };
 }
 
 /** Why this webhook connector cannot run as configured — a URL that is not http(s), a secret unset or invalid — or undefined. */

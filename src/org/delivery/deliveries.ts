@@ -5,9 +5,10 @@
  * one is already queued and committed, due once the attempt's timeout has passed: a process killed
  * mid-attempt leaves that job behind, and whichever process claims it redelivers with the same webhook-id.
  * An attempt that ends resolves the queued one: an answer or a refusal cancels it; a network error, a
- * timeout, 408, 429 or 5xx moves it to the backoff time (1 s, 2 s, 4 s, … at most 60 s). Attempts go on for
- * the retry window (default 10 minutes, counted from the first attempt); then the operation fails
- * `undeliverable`. 4xx other than 408 and 429 fails it at once.
+ * timeout, an answer over 1 MiB, 408, 429 or 5xx moves it to the backoff time (1 s, 2 s, 4 s, … at most 60 s),
+ * or to the time a 429 or 503 names in `Retry-After`. Attempts go on for the retry window (default 10 minutes,
+ * counted from the first attempt); then the operation fails `undeliverable`. A redirect and 4xx other than 408
+ * and 429 fail it at once (outbound.ts: redirects are never followed).
  *
  * Each attempt carries a fresh callback token (callback-tokens.ts) and a fresh signature timestamp; the
  * agent keeps the first copy it accepted, whose token stays valid.
@@ -26,7 +27,7 @@ import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
 import { deliveries } from '../schema.js';
 import { getTaskForAgent, taskAnswerJob } from '../tasks.js';
 import { callbackTokenStatement, issueCallbackToken, type CallbackToken } from './callback-tokens.js';
-import { postSigned, type AttemptOutcome } from './webhook.js';
+import { deliverSigned, type AttemptOutcome } from './webhook.js';
 import { acceptWork, finishWork, ignoreRefusal } from './work.js';
 
 export type DeliveryType = 'message' | 'task' | 'answer';
@@ -134,7 +135,7 @@ async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: Operat
   if (!counting) return;
   const { counted, token } = counting;
 
-  const outcome = await postSigned({
+  const outcome = await deliverSigned({
     url: target.url,
     secret: target.secret,
     webhookId: delivery.id,
@@ -226,7 +227,9 @@ async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: O
       return giveUp(ctx, delivery, operation, outcome.reason);
     case 'retry': {
       const deadline = Date.parse(toIso(delivery.firstAttemptAt!)) + windowSeconds * 1000;
-      const next = Math.min(Date.now() + backoffSeconds(delivery.attempts) * 1000, deadline);
+      // Retry-After (429, 503) is honoured within the delivery window; otherwise the backoff decides.
+      const wait = outcome.retryAfterMs ?? backoffSeconds(delivery.attempts) * 1000;
+      const next = Math.min(Date.now() + wait, deadline);
       ctx.log.info({ delivery: delivery.id, operation: operation.id, attempts: delivery.attempts, reason: outcome.reason }, 'delivery attempt failed; retrying');
       await ctx.db.transaction(async (tx) => {
         await tx.update(deliveries).set({ lastError: outcome.reason, updatedAt: sql`now()` }).where(eq(deliveries.id, delivery.id));

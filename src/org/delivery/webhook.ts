@@ -1,11 +1,11 @@
 /**
  * One attempt at delivering work to an agent's webhook (DESIGN 4.5): a JSON POST signed by the Standard
- * Webhooks convention (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of
- * id.timestamp.body>`) with the `standardwebhooks` package, and what the agent's answer means.
+ * Webhooks convention through the one outbound poster (outbound.ts: no redirects, at most 1 MiB of answer, one
+ * deadline), and what the agent's answer means.
  */
-import { Webhook } from 'standardwebhooks';
+import { describeRefusal, postSigned, quoteAnswer, type OutboundResult } from './outbound.js';
 
-export interface SignedPost {
+export interface SignedDelivery {
   url: string;
   /** `whsec_…` */
   secret: string;
@@ -21,48 +21,38 @@ export type AttemptOutcome =
   | { kind: 'answered'; result: unknown }
   /** 202 (or any other 2xx): the agent took the work and reports through the agent API. */
   | { kind: 'accepted' }
-  /** A network error, a timeout, 408, 429 or 5xx: worth another attempt. */
-  | { kind: 'retry'; reason: string }
-  /** Any other answer: the agent will not take it, and asking again changes nothing. */
+  /**
+   * A network error, a timeout, an answer too large, 408, 429 or 5xx: worth another attempt, not before
+   * `retryAfterMs` when the agent said so (`Retry-After` on 429 and 503).
+   */
+  | { kind: 'retry'; reason: string; retryAfterMs?: number }
+  /** Any other answer (a redirect among them): the agent will not take it, and asking again changes nothing. */
   | { kind: 'refused'; reason: string };
 
-export async function postSigned(post: SignedPost): Promise<AttemptOutcome> {
-  const payload = JSON.stringify(post.body);
-  // Signed per attempt: receivers reject timestamps older than a few minutes (Standard Webhooks, "Verifying").
-  const timestamp = new Date();
-  let signature: string;
+export async function deliverSigned(delivery: SignedDelivery): Promise<AttemptOutcome> {
+  let outcome: OutboundResult;
   try {
-    signature = new Webhook(post.secret).sign(post.webhookId, timestamp, payload);
+    outcome = await postSigned({ ...delivery, body: JSON.stringify(delivery.body) });
   } catch {
     return { kind: 'refused', reason: 'the signing secret is not a valid whsec_ secret' };
   }
-  let response: Response;
-  try {
-    response = await fetch(post.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': post.webhookId,
-        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-        'webhook-signature': signature,
-      },
-      body: payload,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(post.timeoutMs),
-    });
-  } catch (error) {
-    return { kind: 'retry', reason: describeNetworkError(error) };
-  }
-  const text = await response.text().catch(() => '');
-  const { status } = response;
+  return attemptOutcome(outcome);
+}
+
+function attemptOutcome(outcome: OutboundResult): AttemptOutcome {
+  if (outcome.kind === 'failed') return { kind: 'retry', reason: `the agent ${outcome.reason}` };
+  const { status } = outcome;
   if (status === 200) {
-    const answer = parseObject(text);
+    const answer = parseObject(outcome.text);
     if (answer && 'result' in answer) return { kind: 'answered', result: answer.result };
     return { kind: 'accepted' };
   }
   if (status >= 200 && status < 300) return { kind: 'accepted' };
-  if (status === 408 || status === 429 || status >= 500) return { kind: 'retry', reason: `the agent answered HTTP ${status}` };
-  return { kind: 'refused', reason: `the agent refused the delivery with HTTP ${status}` };
+  const reason = describeRefusal('the agent', outcome);
+  if (status === 408 || status === 429 || status >= 500) return { kind: 'retry', reason, ...(outcome.retryAfterMs !== undefined && { retryAfterMs: outcome.retryAfterMs }) };
+  if (status >= 300 && status < 400) return { kind: 'refused', reason };
+  const quoted = quoteAnswer(outcome.text);
+  return { kind: 'refused', reason: `the agent refused the delivery with HTTP ${status}${quoted ? `: ${quoted}` : ''}` };
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {
@@ -72,10 +62,4 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-function describeNetworkError(error: unknown): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'the agent did not answer in time';
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-  return `the agent could not be reached: ${cause}`;
 }
