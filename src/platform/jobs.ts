@@ -1,7 +1,12 @@
 /**
  * The durable job queue (DESIGN section 7): enqueue inside the caller's transaction, claim with
  * `FOR UPDATE SKIP LOCKED` and a lease, retry with backoff, keep failures for inspection.
- * Handlers must be idempotent: a job whose lease expires mid-run (a crashed process) runs again.
+ *
+ * A claim's lease is renewed while its handler runs (every third of a lease), so a handler slower than the lease
+ * is never run twice at once; only a process that died (or lost the database for a whole lease) lets its jobs
+ * run again. Every write a run makes to its job row is fenced by the claim's attempt number, so a run whose
+ * lease was lost cannot finish, fail or delete a newer claim of the same job. Handlers must still be idempotent:
+ * a job whose process died mid-run runs again.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
@@ -10,9 +15,15 @@ import { jobs } from './schema.js';
 
 export interface JobInfo {
   id: number;
+  /** This claim's attempt number: the claim's fence (a later claim of the job counts one more). */
   attempts: number;
   /** True on the last attempt the queue will make: a handler may then record the failure where people see it. */
   lastAttempt: boolean;
+  /**
+   * Aborted when this process could not renew the lease (the database was unreachable for a whole lease, or
+   * another claim took the job): another process may be running the job now, so a handler should stop.
+   */
+  lost: AbortSignal;
 }
 
 export type JobHandler<Payload = Record<string, unknown>> = (payload: Payload, job: JobInfo) => Promise<void>;
@@ -161,40 +172,63 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
    * handler is safe to repeat). A keyed job is deleted at once: an enqueue with its key would otherwise update the
    * finished row, and the deferred delete would take the new job with it.
    */
-  const finished: number[] = [];
+  const finished: Array<{ id: number; attempts: number }> = [];
   let flushScheduled: Promise<void> | undefined;
 
-  function finish(id: number): void {
-    finished.push(id);
+  function finish(id: number, attempts: number): void {
+    finished.push({ id, attempts });
     flushScheduled ??= new Promise<void>((resolve) => setTimeout(resolve, FINISHED_FLUSH_MS)).then(flushFinished);
   }
 
   async function flushFinished(): Promise<void> {
-    const ids = finished.splice(0);
+    const done = finished.splice(0);
     flushScheduled = undefined;
-    if (ids.length === 0) return;
+    if (done.length === 0) return;
+    const claims = sql.join(done.map(({ id, attempts }) => sql`(${id}::bigint, ${attempts}::int)`), sql`, `);
     await database.db
-      .execute(sql`DELETE FROM jobs WHERE key IS NULL AND id IN (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`)
-      .catch((error) => log.warn({ err: error, jobs: ids.length }, 'could not delete finished jobs; their leases pass and they run again'));
+      .execute(sql`DELETE FROM jobs WHERE key IS NULL AND (id, attempts) IN (${claims})`)
+      .catch((error) => log.warn({ err: error, jobs: done.length }, 'could not delete finished jobs; their leases pass and they run again'));
+  }
+
+  /** Renews the claim's lease every third of a lease while its handler runs; aborts `lost` when it cannot. */
+  function keepLease(id: number, attempts: number): { lost: AbortSignal; stop(): void } {
+    const lost = new AbortController();
+    const renew = async () => {
+      try {
+        const renewed = await database.rows(sql`
+          UPDATE jobs SET locked_until = now() + make_interval(secs => ${leaseSeconds}) WHERE id = ${id} AND attempts = ${attempts} RETURNING id`);
+        if (renewed.length === 0) lost.abort(new Error('the job was claimed again'));
+      } catch (error) {
+        // Unreachable for now: the lease lasts until it passes; the next renewal tries again.
+        log.warn({ err: error, job: id }, 'could not renew a job lease');
+      }
+    };
+    const timer = setInterval(() => void renew(), (leaseSeconds * 1000) / 3);
+    timer.unref();
+    return { lost: lost.signal, stop: () => clearInterval(timer) };
   }
 
   async function runOne(job: ClaimedJob): Promise<void> {
     const id = Number(job.id);
+    const { attempts } = job;
+    const lease = keepLease(id, attempts);
     try {
-      await handlers[job.kind](job.payload, { id, attempts: job.attempts, lastAttempt: job.attempts >= job.max_attempts });
-      if (job.key === null) finish(id);
-      else await database.db.execute(sql`DELETE FROM jobs WHERE id = ${id}`);
+      await handlers[job.kind](job.payload, { id, attempts, lastAttempt: attempts >= job.max_attempts, lost: lease.lost });
+      lease.stop();
+      if (job.key === null) finish(id, attempts);
+      else await database.db.execute(sql`DELETE FROM jobs WHERE id = ${id} AND attempts = ${attempts}`);
     } catch (error) {
+      lease.stop();
       const message = error instanceof Error ? error.message : String(error);
-      const exhausted = job.attempts >= job.max_attempts;
+      const exhausted = attempts >= job.max_attempts;
       // Exponential backoff: 1 s, 2 s, 4 s, … capped at 5 minutes.
-      const delay = Math.min(2 ** (job.attempts - 1), 300);
-      log.warn({ job: id, kind: job.kind, attempts: job.attempts, err: message, exhausted }, 'job failed');
+      const delay = Math.min(2 ** (attempts - 1), 300);
+      log.warn({ job: id, kind: job.kind, attempts, err: message, exhausted }, 'job failed');
       await database.db.execute(sql`
         UPDATE jobs SET locked_until = NULL, last_error = ${message},
           run_at = now() + make_interval(secs => ${delay}),
           failed_at = CASE WHEN ${exhausted} THEN now() ELSE NULL END
-        WHERE id = ${id}`);
+        WHERE id = ${id} AND attempts = ${attempts}`);
     }
   }
 

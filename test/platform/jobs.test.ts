@@ -44,6 +44,58 @@ describe.each(engines)('job queue on %s', (engine) => {
     expect(left[0].n).toBe(0);
   });
 
+  it('renews the lease while a slow handler runs: a second worker never runs the job at the same time', { timeout: 30_000 }, async () => {
+    const { database, scratch } = await open();
+    await enqueueJob(database.db, 'slow', {});
+    const other = engine === 'postgres' ? await openDatabase(scratch.config) : database;
+    if (other !== database) cleanups.push(() => other.close());
+    const runs: Array<{ by: string; lost: boolean }> = [];
+    const slow = (by: string) => ({
+      slow: async (_payload: Record<string, unknown>, job: { lost: AbortSignal }) => {
+        const run = { by, lost: false };
+        runs.push(run);
+        // Three leases long: without renewal the second worker would claim it after one.
+        await new Promise((resolve) => setTimeout(resolve, 3_200));
+        run.lost = job.lost.aborted;
+      },
+    });
+    const first = startJobWorker(database, { handlers: slow('first'), log: silent, pollMs: 60_000, leaseSeconds: 1 });
+    const second = startJobWorker(other, { handlers: slow('second'), log: silent, pollMs: 60_000, leaseSeconds: 1 });
+    cleanups.push(() => first.stop(), () => second.stop());
+    const running = first.runDue();
+    for (let index = 0; index < 6; index += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await second.runDue();
+    }
+    await running;
+    expect(runs).toEqual([{ by: 'first', lost: false }]);
+    expect((await database.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM jobs`))[0].n).toBe(0);
+  });
+
+  it('a run whose lease was lost cannot finish or delete the newer claim of its job', { timeout: 30_000 }, async () => {
+    const { database } = await open();
+    await enqueueJob(database.db, 'stale', {}, { key: 'stale-job' });
+    let signal: AbortSignal | undefined;
+    const started = startJobWorker(database, {
+      handlers: {
+        stale: async (_payload, job) => {
+          signal = job.lost;
+          // Another process claims the job meanwhile (as after this one lost the database for a whole lease).
+          await database.db.execute(sql`UPDATE jobs SET attempts = attempts + 1, locked_until = now() + interval '1 minute' WHERE key = 'stale-job'`);
+          await new Promise((resolve) => setTimeout(resolve, 1_500));
+        },
+      },
+      log: silent,
+      pollMs: 60_000,
+      leaseSeconds: 1,
+    });
+    cleanups.push(() => started.stop());
+    await started.runDue();
+    expect(signal?.aborted).toBe(true);
+    // The newer claim's row is still there, for the claim that holds it.
+    expect(await database.rows<{ attempts: number }>(sql`SELECT attempts FROM jobs WHERE key = 'stale-job'`)).toEqual([{ attempts: 2 }]);
+  });
+
   it('retries a failing job later and keeps its error', async () => {
     const { database } = await open();
     await enqueueJob(database.db, 'flaky', {}, { maxAttempts: 2 });

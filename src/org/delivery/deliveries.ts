@@ -13,7 +13,7 @@
  * Each attempt carries a fresh callback token (callback-tokens.ts) and a fresh signature timestamp; the
  * agent keeps the first copy it accepted, whose token stays valid.
  */
-import { eq, sql, type SQL, type WithSubquery } from 'drizzle-orm';
+import { and, eq, sql, type SQL, type WithSubquery } from 'drizzle-orm';
 import { queryRows, type Queryable, type Tx } from '../../platform/database.js';
 import { enqueueJobStatement, jobKind, type JobInfo } from '../../platform/jobs.js';
 import { jobs } from '../../platform/schema.js';
@@ -128,7 +128,8 @@ async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: Operat
   const counting = options.first
     ? await storeFirstAttempt(ctx.db, delivery, nextAttempt)
     : await ctx.db.transaction(async (tx) => {
-        const counted = await countAttempt(tx, delivery.id, options.job);
+        const counted = await countAttempt(tx, delivery, options.job);
+        if (!counted) return undefined;
         await deliverWork.enqueue(tx, { delivery_id: delivery.id }, nextAttempt);
         return { counted, token: await issueCallbackToken(tx, operation.id) };
       });
@@ -174,14 +175,18 @@ async function storeFirstAttempt(
   };
 }
 
-async function countAttempt(tx: Tx, deliveryId: string, job: JobInfo | undefined): Promise<DeliveryRow> {
-  // The running job may hold the key; the next attempt takes it over (see platform/jobs.ts periodicJob).
-  if (job) await tx.update(jobs).set({ key: null }).where(eq(jobs.id, job.id));
+/**
+ * Counts the attempt, compare-and-set on the count this run read: a second claim of the same attempt (another
+ * process holding a stale job) counts nothing and sends nothing.
+ */
+async function countAttempt(tx: Tx, delivery: DeliveryRow, job: JobInfo | undefined): Promise<DeliveryRow | undefined> {
   const [row] = await tx
     .update(deliveries)
     .set({ attempts: sql`${deliveries.attempts} + 1`, firstAttemptAt: sql`coalesce(${deliveries.firstAttemptAt}, now())`, updatedAt: sql`now()` })
-    .where(eq(deliveries.id, deliveryId))
+    .where(and(eq(deliveries.id, delivery.id), eq(deliveries.attempts, delivery.attempts), eq(deliveries.status, 'pending')))
     .returning();
+  // The running job may hold the key; the next attempt takes it over (see platform/jobs.ts periodicJob).
+  if (row && job) await tx.update(jobs).set({ key: null }).where(eq(jobs.id, job.id));
   return row;
 }
 
