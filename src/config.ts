@@ -62,6 +62,12 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `pretty` for people (the default when standard output is a terminal), `json` for log collectors. */
   LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
+  /** PostgreSQL: how long to wait for a connection before the request answers 503 `unavailable`. */
+  DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().positive().max(300).default(5),
+  /** PostgreSQL: the longest one statement may run (server-side, and on the client should the server hang). */
+  DATABASE_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(20),
+  /** PostgreSQL: how long a transaction may sit idle before the server ends it, releasing its locks. */
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(30),
   /** Serves `GET /metrics` (Prometheus text format) on both services; off by default. */
   METRICS_ENABLED: flag.default(false),
 });
@@ -79,6 +85,14 @@ export interface DatabaseConfig {
   schema: string;
   /** The environment variable `url` came from, named in messages when the database does not answer. */
   urlVariable?: string;
+  /** PostgreSQL only; defaults 5, 20 and 30 seconds (the DATABASE_*_TIMEOUT_SECONDS variables). */
+  timeouts?: DatabaseTimeouts;
+}
+
+export interface DatabaseTimeouts {
+  connectSeconds: number;
+  statementSeconds: number;
+  idleInTransactionSeconds: number;
 }
 
 
@@ -165,6 +179,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, terminal = proc
   const contentPublicUrl = trimSlash(e.CONTENT_PUBLIC_URL ?? `http://localhost:${e.CONTENT_PORT}`);
   const observability = { logLevel: e.LOG_LEVEL, logFormat: e.LOG_FORMAT ?? (terminal ? 'pretty' : 'json'), metrics: e.METRICS_ENABLED } as const;
   const urlVariable = (own: 'CONTENT_DATABASE_URL' | 'ORG_DATABASE_URL') => (e[own] ? own : e.DATABASE_URL ? 'DATABASE_URL' : undefined);
+  const timeouts: DatabaseTimeouts = {
+    connectSeconds: e.DATABASE_CONNECT_TIMEOUT_SECONDS,
+    statementSeconds: e.DATABASE_STATEMENT_TIMEOUT_SECONDS,
+    idleInTransactionSeconds: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS,
+  };
 
   const content: ContentConfig = {
     host: e.HOST,
@@ -175,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, terminal = proc
       dataDir: path.join(dataDir, 'content'),
       schema: 'content',
       urlVariable: urlVariable('CONTENT_DATABASE_URL'),
+      timeouts,
     },
     apiSecret: e.CONTENT_API_SECRET,
     dataDir,
@@ -194,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, terminal = proc
       dataDir: path.join(dataDir, 'org'),
       schema: 'org',
       urlVariable: urlVariable('ORG_DATABASE_URL'),
+      timeouts,
     },
     dataDir,
     admin: { email: e.ATRIUM_ADMIN_EMAIL, password: e.ATRIUM_ADMIN_PASSWORD },

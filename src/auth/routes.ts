@@ -5,6 +5,7 @@
  */
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnreachable, RETRY_AFTER_SECONDS } from '../platform/database-outage.js';
 import type { AuthContext } from './context.js';
 import type { HttpServer } from '../platform/http.js';
 import { startAuthorization } from './authorization.js';
@@ -104,6 +105,7 @@ function noStore(reply: FastifyReply): FastifyReply {
 
 function sendOAuthError(error: OAuthError, reply: FastifyReply): FastifyReply {
   if (error instanceof TooManyRequests) reply.header('retry-after', String(error.retryAfter));
+  if (error.status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
   return noStore(reply).code(error.status).type('application/json; charset=utf-8').send(error.toOAuthJSON());
 }
 
@@ -116,6 +118,11 @@ function toOAuthError(error: unknown, request: FastifyRequest): OAuthError {
     return request.url.startsWith(AUTH_PATHS.register)
       ? new InvalidClientMetadata((error as Error).message)
       : new InvalidRequest((error as Error).message);
+  }
+  if (isDatabaseUnreachable(error)) {
+    // RFC 6749 §4.1.2.1's temporarily_unavailable, with the Retry-After the rest of the platform sends (503).
+    request.log.warn({ err: error }, 'the database cannot be reached: 503');
+    return new OAuthError('temporarily_unavailable', 503, 'the database cannot be reached right now; try again shortly');
   }
   request.log.error({ err: error }, 'unhandled error in the authorization server');
   return new OAuthError('server_error', 500, 'internal server error');

@@ -41,7 +41,7 @@ export interface ContentServiceOptions {
 export async function createContentService(config: ContentConfig, options: ContentServiceOptions = {}): Promise<ContentService> {
   const app = createHttpServer({ service: 'content', logLevel: config.logLevel, logFormat: config.logFormat, trustProxy: config.trustProxy });
   await secureDataDir(config.dataDir, app.log);
-  const database = await openDatabase(config.database);
+  const database = await openDatabase(config.database, { log: app.log });
   let apiSecret = config.apiSecret;
   let secretSource = 'CONTENT_API_SECRET';
   if (!apiSecret) {

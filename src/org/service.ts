@@ -7,7 +7,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { OrgConfig } from '../config.js';
 import { secureDataDir } from '../platform/data-dir.js';
-import { openDatabase, type Database } from '../platform/database.js';
+import { openDatabase, ping, type Database } from '../platform/database.js';
 import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
 import { startJobWorker, type JobWorker } from '../platform/jobs.js';
 import { registerAuthRoutes } from '../auth/index.js';
@@ -49,7 +49,7 @@ export interface OrgServiceOptions {
 export async function createOrgService(config: OrgConfig, options: OrgServiceOptions = {}): Promise<OrgService> {
   const app = createHttpServer({ service: 'org', logLevel: config.logLevel, logFormat: config.logFormat, trustProxy: config.trustProxy });
   await secureDataDir(config.dataDir, app.log);
-  const database = await openDatabase(config.database);
+  const database = await openDatabase(config.database, { log: app.log });
   try {
     await bootstrapOrganization(database.db, config, app.log);
     await ensureHousekeepingScheduled(database.db);
@@ -85,7 +85,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   // Before every route, so its onResponse hook sees them all.
   if (config.metrics) registerMetrics(app, { service: 'org', database });
   app.get('/health', async (_request, reply) => {
-    const ok = await database.db.execute(sql`SELECT 1`).then(() => true, () => false);
+    const ok = await ping(database.db);
     return reply.code(ok ? 200 : 503).send({ ok, service: 'atrium-org', mcp: '/mcp' });
   });
 

@@ -72,10 +72,39 @@ export async function queryRows<Row>(db: Queryable, query: SQL): Promise<Row[]> 
   return ((await db.execute(query)) as unknown as { rows: Row[] }).rows;
 }
 
-export async function openDatabase(config: DatabaseConfig, options: { poolSize?: number } = {}): Promise<Database> {
-  assertSchemaName(config.schema);
-  return config.url ? openPostgres(config.url, config.schema, options.poolSize ?? 10) : openPglite(config);
+export interface OpenOptions {
+  poolSize?: number;
+  /** Where an idle connection's error is told (the server ended it: a restart, a failover); default nowhere. */
+  log?: { warn(data: object, message: string): void };
 }
+
+export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
+  assertSchemaName(config.schema);
+  return config.url ? openPostgres(config, options) : openPglite(config);
+}
+
+/** How long `/health` waits for the database before saying it does not answer. */
+const PING_TIMEOUT_MS = 2000;
+
+/** True when the database answers `SELECT 1` within two seconds: `/health` answers promptly even when it hangs. */
+export async function ping(db: Queryable): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
+  });
+  const answered = db.execute(sql`SELECT 1`).then(
+    () => true,
+    () => false,
+  );
+  try {
+    return await Promise.race([answered, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** DATABASE_*_TIMEOUT_SECONDS' defaults, for configs built by hand (tests, commands). */
+const DEFAULT_TIMEOUTS: Required<DatabaseConfig>['timeouts'] = { connectSeconds: 5, statementSeconds: 20, idleInTransactionSeconds: 30 };
 
 /**
  * PostgreSQL's defaults (128 MB of shared buffers, among others) are sized for a dedicated server; the embedded
@@ -182,13 +211,27 @@ function tsxLoader(): string {
   return pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 }
 
-async function openPostgres(url: string, schema: string, poolSize: number): Promise<Database> {
+async function openPostgres(config: DatabaseConfig, options: OpenOptions): Promise<Database> {
+  const { schema } = config;
+  const url = config.url!;
   await migratePostgres(url, schema);
+  const timeouts = config.timeouts ?? DEFAULT_TIMEOUTS;
   const pool = new pg.Pool({
     connectionString: url,
-    max: poolSize,
+    max: options.poolSize ?? 10,
     options: `-c search_path="${schema}",public -c TimeZone=UTC`,
+    // A database that cannot be reached or hangs must not hang every request (issue 16 item 5): connecting,
+    // each statement (the server's limit, and the client's should the server itself hang) and an idle
+    // transaction are bounded; such a request answers 503 (database-outage.ts).
+    connectionTimeoutMillis: timeouts.connectSeconds * 1000,
+    statement_timeout: timeouts.statementSeconds * 1000,
+    query_timeout: timeouts.statementSeconds * 1000 + 1000,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionSeconds * 1000,
+    keepAlive: true,
   });
+  // An idle connection the server ended (a restart, a failover) is an 'error' event on the pool: without a
+  // listener it would end the process. The pool drops that connection and opens another when next needed.
+  pool.on('error', (error) => options.log?.warn({ err: error }, 'a database connection was lost; the pool replaces it'));
   const db = drizzlePg({ client: pool }) as unknown as Db;
   return {
     db,

@@ -44,6 +44,7 @@ export const PLATFORM_ERROR_CODES = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  unavailable: 503,
 } as const satisfies ErrorCodes;
 
 const platformError = errorMaker(PLATFORM_ERROR_CODES);
@@ -57,4 +58,6 @@ export const platformErrors = {
   rateLimited: (message = 'too many requests, slow down') => platformError('rate_limited', message),
   /** Anything unexpected: logged, and hidden from the client. */
   internal: () => platformError('internal_error', 'internal server error'),
+  /** The database cannot be reached (database-outage.ts): try again after `Retry-After` seconds. */
+  unavailable: () => platformError('unavailable', 'the database cannot be reached right now; try again shortly'),
 } as const;

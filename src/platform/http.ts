@@ -11,6 +11,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { isDatabaseUnreachable, RETRY_AFTER_SECONDS } from './database-outage.js';
 import { isAppError, platformErrors, type AppError } from './errors.js';
 import { loggerOptions, type LogFormat } from './logger.js';
 
@@ -143,6 +144,7 @@ function containsNul(value: unknown): boolean {
 
 export function sendError(error: AppError, reply: FastifyReply): FastifyReply {
   if (error.status === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', 'Bearer');
+  if (error.status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.toJSON());
 }
 
@@ -164,6 +166,10 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
   if (status === 415) return platformErrors.unsupportedMediaType((error as Error).message);
   if (status === 429) return platformErrors.rateLimited();
   if (status && status >= 400 && status < 500) return platformErrors.invalidRequest((error as Error).message);
+  if (isDatabaseUnreachable(error)) {
+    request.log.warn({ err: error }, 'the database cannot be reached: 503');
+    return platformErrors.unavailable();
+  }
   request.log.error({ err: error }, 'unhandled error');
   return platformErrors.internal();
 }

@@ -11,6 +11,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { queryRows, type Database, type Db, type Queryable } from './database.js';
+import { outageReporter } from './database-outage.js';
 import { jobs } from './schema.js';
 
 export interface JobInfo {
@@ -151,6 +152,7 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
   /** Jobs run by `enqueueHere`'s callers, which `stop()` waits for too. */
   const runningHere = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
+  const outage = outageReporter(log, 'job worker');
 
   async function claim(): Promise<ClaimedJob[]> {
     if (kinds.length === 0) return [];
@@ -200,7 +202,7 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
         if (renewed.length === 0) lost.abort(new Error('the job was claimed again'));
       } catch (error) {
         // Unreachable for now: the lease lasts until it passes; the next renewal tries again.
-        log.warn({ err: error, job: id }, 'could not renew a job lease');
+        if (!outage.failed(error)) log.warn({ err: error, job: id }, 'could not renew a job lease');
       }
     };
     const timer = setInterval(() => void renew(), (leaseSeconds * 1000) / 3);
@@ -254,8 +256,13 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
       return running;
     }
     running = drain()
+      .then((count) => {
+        outage.succeeded();
+        return count;
+      })
       .catch((error) => {
-        if (!stopped) log.error({ err: error }, 'job worker poll failed');
+        // A lost database is said once (and its return once), not at every poll.
+        if (!stopped && !outage.failed(error)) log.error({ err: error }, 'job worker poll failed');
         return 0;
       })
       .finally(() => {

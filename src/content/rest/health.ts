@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { ping } from '../../platform/database.js';
 import type { HttpServer } from '../../platform/http.js';
 import type { ContentContext } from '../context.js';
 
@@ -17,13 +17,7 @@ export function registerHealthRoutes(app: HttpServer, ctx: ContentContext): void
       },
     },
     async (_request, reply) => {
-      const ok = await ctx.db.execute(sql`SELECT 1`).then(
-        () => true,
-        (error) => {
-          ctx.log.error({ err: error }, 'health check: database does not answer');
-          return false;
-        },
-      );
+      const ok = await ping(ctx.db);
       return reply.code(ok ? 200 : 503).send({ ok, service: 'atrium-content', mcp: '/mcp' });
     },
   );

@@ -14,6 +14,7 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Tool, type ToolAnnotations } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
+import { isDatabaseUnreachable } from '../database-outage.js';
 import { isAppError, platformErrors, type AppError } from '../errors.js';
 
 /** `Call` is what a call may use besides its arguments (the service context, the caller). */
@@ -69,6 +70,10 @@ export function buildMcpToolRegistry<Call, Definition extends McpTool<Call>>(
       } catch (error) {
         if (isAppError(error)) return errorResult(error);
         if (error instanceof z.ZodError) return errorResult(invalidArguments(error));
+        if (isDatabaseUnreachable(error)) {
+          log.warn({ err: error, tool: name }, 'the database cannot be reached');
+          return errorResult(platformErrors.unavailable());
+        }
         log.error({ err: error, tool: name }, 'mcp tool failed');
         return errorResult(platformErrors.internal());
       }
