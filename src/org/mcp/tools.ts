@@ -23,6 +23,7 @@ import type { Queryable } from '../../platform/database.js';
 import type { McpTool, McpToolRegistry } from '../../platform/mcp/tools.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
+import { id } from '../fields.js';
 import { withIdempotencyKey, type Produced } from '../operations/idempotency.js';
 import { awaitOperation, operationRecord, runStartedHere, startingHere } from '../operations/operations.js';
 import { listSpaceIdsOfPerson } from '../spaces.js';
@@ -95,7 +96,7 @@ export interface OrgTool extends McpTool<OrgMcpCall> {
 export type OrgToolRegistry = McpToolRegistry<OrgMcpCall, OrgTool>;
 
 /** DESIGN 4.3: 1–200 characters. */
-const idempotencyKey = z.string().min(1).max(200).optional().describe(
+const idempotencyKey = id().optional().describe(
   'Send the same key to retry this call safely: the retry returns the original result or operation instead of doing it twice (kept 24 hours).',
 );
 /** DESIGN 4.3: 0–20, default 5. */
