@@ -121,7 +121,11 @@ capabilities:
     task = { id: created.id, questionId: asked.body.question_id };
 
     // A decision pending for another client of the same person to resolve.
-    const paused = await mcp.callOk('execute_capability', { capability_id: capabilities.deploy, input: {}, space_id: spaceId, wait_seconds: 0 });
+    let paused = await mcp.callOk('execute_capability', { capability_id: capabilities.deploy, input: {}, space_id: spaceId, wait_seconds: 10 });
+    for (let tries = 0; paused.status !== 'paused' && tries < 50; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      paused = await mcp.callOk('get_operation', { operation_id: paused.operation_id });
+    }
     expect(paused.status).toBe('paused');
     decisionId = (await governor.callOk('list_decisions')).decisions[0].id;
   });
