@@ -266,6 +266,20 @@ capabilities:
       expect(await operationCount()).toBe(before);
       expect((await mcp.callOk('get_task', { task_id: task.id })).status).toBe('waiting');
     });
+    it('20000 levels anywhere else in a request (an unknown argument, _meta, an unknown member) are refused without an internal error', async () => {
+      const before = await operationCount();
+      const headers = await openMcpSession(org, mcp.connected.accessToken);
+      const deep = nestedJson(20_000);
+      const unknownArgument = await postMcp(org, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"list_agents","arguments":{"extra":${deep}}}}`, headers);
+      expect(JSON.parse(unknownArgument.json.result.content[0].text).error.code).toBe('invalid_request');
+      const meta = await postMcp(org, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"list_agents","arguments":{},"_meta":{"extra":${deep}}}}`, headers);
+      expect(meta.status).toBeLessThan(500);
+      expect(JSON.stringify(meta.json)).not.toContain('internal_error');
+      const member = await agentApi('POST', '/progress', `{"message":"m","extra":${deep}}`);
+      expect(member.status).toBe(400);
+      expect(member.body.error.code).toBe('invalid_request');
+      expect(await operationCount()).toBe(before);
+    });
   });
 
   describe('dates PostgreSQL cannot store', () => {
