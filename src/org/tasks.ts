@@ -100,7 +100,7 @@ export interface TaskOperationInput extends Record<string, unknown> {
 // ---------------------------------------------------------------------------------------------------------
 // Inputs (the tools' argument schemas)
 
-const id = (what: string) => fieldId(what);
+const id = fieldId;
 
 export const createTaskInput = z
   .object({
