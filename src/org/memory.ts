@@ -18,15 +18,18 @@
  * `recorded_at` of the last item returned. Pages are ordered by (rank, recorded_at) descending, and
  * `recorded_at` is unique per item (platform/time.ts), so the next page is exactly the items after that
  * pair: none skipped, none repeated, even when items are recorded while a client pages. A cursor also
- * carries a fingerprint of the search it belongs to; used with another search it is refused.
+ * carries a fingerprint of the search it belongs to; used with another search it is refused, and one whose rank
+ * or time was changed to something PostgreSQL cannot read is refused too (platform/paging.ts).
  */
 import { createHash } from 'node:crypto';
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { canonicalJson } from '../platform/canonical-json.js';
 import type { Queryable } from '../platform/database.js';
+import { cursorParts, decodeOpaqueCursor, encodeOpaqueCursor } from '../platform/paging.js';
 import { orderedNow, toIso } from '../platform/time.js';
 import { orgErrors } from './errors.js';
+import { id as fieldId, instant as fieldInstant, text } from './fields.js';
 import { newId } from './ids.js';
 import { agents, memoryItems, people } from './schema.js';
 
@@ -36,12 +39,11 @@ export type MemoryKind = (typeof MEMORY_KINDS)[number];
 // ---------------------------------------------------------------------------------------------------------
 // Inputs
 
-const id = z.string().min(1).max(200);
+const id = fieldId();
 /** An instant with its offset (spec 4.2 rule 3: no zone is assumed), kept as given so microseconds survive. */
-const instant = z.iso.datetime({ offset: true });
+const instant = fieldInstant();
 /** Tags are compared as given after trimming and lower-casing: `Billing` and `billing` are one tag. */
-const tag = z
-  .string()
+const tag = text()
   .trim()
   .min(1)
   .max(40)
@@ -50,8 +52,8 @@ const tag = z
 export const recordMemoryInput = z
   .object({
     kind: z.enum(MEMORY_KINDS).describe('fact (something true), decision (something decided) or instruction (a standing instruction to follow)'),
-    title: z.string().trim().min(1).max(200),
-    body: z.string().trim().min(1).max(20_000),
+    title: text().trim().min(1).max(200),
+    body: text().trim().min(1).max(20_000),
     space_id: id.describe('The space the item belongs to (from service_context)'),
     tags: z.array(tag).max(20).optional(),
     supersedes: id.optional().describe('The id of the current item this one replaces; it keeps its history and stops showing in search'),
@@ -63,14 +65,14 @@ export type RecordMemoryInput = z.output<typeof recordMemoryInput>;
 
 export const searchMemoryInput = z
   .object({
-    query: z.string().trim().min(1).max(500).describe('Words to look for; "quoted phrases", OR and -exclusions work as in web search'),
+    query: text().trim().min(1).max(500).describe('Words to look for; "quoted phrases", OR and -exclusions work as in web search'),
     kind: z.enum(MEMORY_KINDS).optional(),
     tags: z.array(tag).min(1).max(20).optional().describe('Only items carrying every one of these tags'),
     space_id: id.optional().describe('Only this space; default: every space you belong to'),
     as_of: instant.optional().describe('Show what was current and valid at this instant (ISO 8601 with offset); default: now'),
     include_superseded: z.boolean().default(false).describe('Also show versions replaced by newer ones'),
     limit: z.number().int().min(1).max(50).default(20),
-    cursor: z.string().min(1).max(1000).optional().describe('next_cursor of the previous page of the same search'),
+    cursor: text().min(1).max(1000).optional().describe('next_cursor of the previous page of the same search'),
   })
   .strict();
 export type SearchMemoryInput = z.input<typeof searchMemoryInput>;
@@ -371,30 +373,17 @@ function searchFingerprint(input: z.output<typeof searchMemoryInput>, match: Mat
 }
 
 function encodeCursor(cursor: Cursor): string {
-  return Buffer.from(JSON.stringify([cursor.method, cursor.rank, cursor.recordedAt, cursor.search])).toString('base64url');
+  return encodeOpaqueCursor([cursor.method, cursor.rank, cursor.recordedAt, cursor.search]);
 }
 
+const isMethod = (part: unknown): part is SearchMethod => part === 'fts' || part === 'trigram';
+
 function decodeCursor(text: string, fingerprint: string): Cursor {
-  let parts: unknown;
-  try {
-    parts = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-  } catch {
-    parts = undefined;
-  }
-  if (
-    !Array.isArray(parts) ||
-    parts.length !== 4 ||
-    (parts[0] !== 'fts' && parts[0] !== 'trigram') ||
-    typeof parts[1] !== 'string' ||
-    !Number.isFinite(Number(parts[1])) ||
-    typeof parts[2] !== 'string' ||
-    !instant.safeParse(parts[2]).success ||
-    typeof parts[3] !== 'string'
-  ) {
-    throw orgErrors.invalidArgument('cursor', 'not a cursor this service returned');
-  }
-  if (parts[3] !== fingerprint) throw orgErrors.invalidArgument('cursor', 'belongs to another search: page with the same query and filters');
-  return { method: parts[0], rank: parts[1], recordedAt: parts[2], search: parts[3] };
+  const parts = decodeOpaqueCursor(text, [isMethod, cursorParts.real, cursorParts.instant, cursorParts.text]);
+  if (!parts) throw orgErrors.invalidArgument('cursor', 'not a cursor this service returned');
+  const [method, rank, recordedAt, search] = parts as [SearchMethod, string, string, string];
+  if (search !== fingerprint) throw orgErrors.invalidArgument('cursor', 'belongs to another search: page with the same query and filters');
+  return { method, rank, recordedAt, search };
 }
 
 export function toMemoryItem(row: MemoryRow): MemoryItem {

@@ -15,6 +15,7 @@
  */
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { text } from './fields.js';
 
 /** An IANA zone name as the time zone database spells it (no offsets such as `+01:00`, no abbreviations). */
 const IANA_NAME = /^(?:[A-Za-z][A-Za-z0-9_+-]*)(?:\/[A-Za-z0-9_+-]+)*$/;
@@ -43,14 +44,12 @@ const checkedBy = (problem: (value: string) => string | undefined) => (value: st
   if (message) issue.addIssue({ code: 'custom', message });
 };
 
-const at = z
-  .string()
+const at = text()
   .max(40)
   .superRefine(checkedBy(localDateTimeProblem))
   .describe('Local wall-clock date-time in `timezone`, YYYY-MM-DDTHH:MM or YYYY-MM-DDTHH:MM:SS, without an offset.');
 
-const cron = z
-  .string()
+const cron = text()
   .max(200)
   .superRefine(checkedBy(cronProblem))
   .describe('Five-field cron expression (minute hour day-of-month month day-of-week) or @hourly, @daily, @weekly, @monthly, @yearly.');

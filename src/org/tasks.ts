@@ -27,9 +27,10 @@ import { z } from 'zod';
 import type { Queryable } from '../platform/database.js';
 import { isAppError } from '../platform/errors.js';
 import { jobKind, periodicJob, type JobHandler } from '../platform/jobs.js';
-import { isIsoDate, orderedNow, toIso } from '../platform/time.js';
+import { orderedNow, toIso } from '../platform/time.js';
 import type { OrgContext } from './context.js';
 import { orgErrors } from './errors.js';
+import { dateCursor, id as fieldId, text } from './fields.js';
 import { newId } from './ids.js';
 import { moveOperation, startOperation, type OperationError } from './operations/operations.js';
 import { instantToLocal, nextRunAfter, scheduleInput, scheduleRecord, toSchedule, type Schedule } from './schedules.js';
@@ -99,13 +100,13 @@ export interface TaskOperationInput extends Record<string, unknown> {
 // ---------------------------------------------------------------------------------------------------------
 // Inputs (the tools' argument schemas)
 
-const id = (what: string) => z.string().min(1).max(200).describe(what);
+const id = fieldId;
 
 export const createTaskInput = z
   .object({
     space_id: id('The space to place the task in, from service_context spaces.'),
-    title: z.string().trim().min(1).max(200),
-    description: z.string().max(20_000).optional(),
+    title: text().trim().min(1).max(200),
+    description: text().max(20_000).optional(),
     assignee_agent_id: id('An agent from service_context agents: it receives the task (now, or at each scheduled run).').optional(),
     schedule: scheduleInput.optional(),
   })
@@ -118,10 +119,7 @@ export const listTasksInput = z
     space_id: id('Only tasks in this space (default: all your spaces).').optional(),
     assignee_agent_id: id('Only tasks assigned to this agent.').optional(),
     limit: z.number().int().min(1).max(50).default(20).describe('1 to 50, default 20'),
-    cursor: z
-      .string()
-      .max(40)
-      .refine(isIsoDate, 'an ISO 8601 date-time: the next_cursor of the previous page')
+    cursor: dateCursor()
       .optional()
       .describe('next_cursor of the previous page'),
   })
@@ -134,13 +132,13 @@ export const answerTaskInput = z
   .object({
     task_id: id('The task whose agent asked.'),
     question_id: id('An unanswered question of that task (questions[].id).'),
-    answer: z.string().trim().min(1).max(10_000),
+    answer: text().trim().min(1).max(10_000),
   })
   .strict();
 export type AnswerTaskInput = z.output<typeof answerTaskInput>;
 
 export const cancelTaskInput = z
-  .object({ task_id: id('The task to cancel.'), reason: z.string().trim().min(1).max(2000).optional() })
+  .object({ task_id: id('The task to cancel.'), reason: text().trim().min(1).max(2000).optional() })
   .strict();
 export type CancelTaskInput = z.output<typeof cancelTaskInput>;
 

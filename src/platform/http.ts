@@ -134,10 +134,20 @@ function numbersFromQueryString(query: Record<string, unknown>, schema: z.ZodObj
  * database error (500). Walks plain objects, arrays and strings only.
  */
 function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value !== null && typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value))) {
-    return Object.entries(value).some(([key, item]) => key.includes('\u0000') || containsNul(item));
+  // Iterative: a body may nest far deeper than a recursive walk's stack (issue 16).
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return true;
+    } else if (Array.isArray(item)) {
+      for (const member of item) pending.push(member);
+    } else if (item !== null && typeof item === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(item))) {
+      for (const [key, member] of Object.entries(item)) {
+        if (key.includes('\u0000')) return true;
+        pending.push(member);
+      }
+    }
   }
   return false;
 }

@@ -10,7 +10,8 @@
 import { and, asc, count, gt, lt, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgSelect, PgTable } from 'drizzle-orm/pg-core';
 import type { Queryable } from './database.js';
-import { toIso } from './time.js';
+import { textProblem } from './json-depth.js';
+import { isIsoDate, toIso } from './time.js';
 
 export interface PageRequest {
   limit: number;
@@ -76,3 +77,41 @@ export async function keysetPage<Query extends PgSelect>(
   const result = takePage(rows as Array<RowOf<Query>>, page.limit, (last) => toIso(last[key]));
   return totals ? { ...result, total: Number(totals[0].total) } : result;
 }
+
+/**
+ * Opaque cursors: a list with a compound order (a search's rank and time) hands out the last row's place as
+ * base64url JSON. A cursor comes back from outside and may have been changed, so `decodeOpaqueCursor` gives its
+ * parts only when each passes its check (`cursorParts`), and undefined otherwise: the caller refuses it as bad
+ * input rather than letting an out-of-range value reach the database.
+ */
+export function encodeOpaqueCursor(parts: readonly unknown[]): string {
+  return Buffer.from(JSON.stringify(parts)).toString('base64url');
+}
+
+export function decodeOpaqueCursor(text: string, checks: ReadonlyArray<(part: unknown) => boolean>): unknown[] | undefined {
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parts) || parts.length !== checks.length) return undefined;
+  return parts.every((part, index) => checks[index](part)) ? parts : undefined;
+}
+
+/** Checks of cursor parts. */
+export const cursorParts = {
+  /** A string without NUL (any value the list wrote itself). */
+  text: (part: unknown): part is string => typeof part === 'string' && textProblem(part) === undefined,
+  /** An instant as `toIso` writes them, within what PostgreSQL stores. */
+  instant: (part: unknown): part is string => typeof part === 'string' && part.length <= 40 && /T/.test(part) && isIsoDate(part),
+  /**
+   * A PostgreSQL `real` (such as a rank) as its text: a decimal number PostgreSQL reads back without overflow
+   * or underflow (zero, or a magnitude within about 1.2e-38 to 3.4e38).
+   */
+  real: (part: unknown): part is string => {
+    if (typeof part !== 'string' || !/^-?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d{1,3})?$/i.test(part)) return false;
+    const magnitude = Math.abs(Number(part));
+    return magnitude === 0 || (magnitude >= 1.2e-38 && magnitude <= 3.4e38);
+  },
+};

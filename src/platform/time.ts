@@ -38,12 +38,37 @@ export function toIso(value: string | null): string | null {
 export const isoDatePattern = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
- * An ISO 8601 date or date-time (`isoDatePattern`) that names a real calendar day and time of day: the
- * pattern alone lets `2026-02-30` through, which PostgreSQL then refuses with an error instead of a 400.
+ * An ISO 8601 date or date-time (`isoDatePattern`) that names a real calendar day and time of day, and that
+ * PostgreSQL can store and this service can show again: the pattern alone lets `2026-02-30` through, which
+ * PostgreSQL then refuses with an error instead of a 400. See `dateProblem`.
  */
 export function isIsoDate(value: string): boolean {
-  if (!isoDatePattern.test(value)) return false;
-  const [year, month, day, hour = 0, minute = 0, second = 0] = (value.match(/\d+/g) ?? []).slice(0, 6).map(Number);
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
+  return isoDatePattern.test(value) && dateProblem(value) === undefined;
+}
+
+/** The earliest and latest instants kept: years 0001 to 9999 in UTC, which `toIso` writes in four digits. */
+const FIRST_INSTANT = -62_135_596_800_000; // 0001-01-01T00:00:00Z
+const LAST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * Why an ISO 8601 date or date-time (with or without an offset) is no instant PostgreSQL stores and this
+ * service reads back; undefined when it is one. Refused: a day or time that does not exist (`2026-02-30`,
+ * `24:00`), year 0000, an offset beyond ±15:59 (PostgreSQL's limit), and an instant outside the years 0001 to
+ * 9999 in UTC (`0001-01-01T00:00:00+01:00` is in year 0; PostgreSQL would write it as `… BC`).
+ */
+export function dateProblem(value: string): string | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2}))?)?$/i.exec(value);
+  if (!match) return 'not an ISO 8601 date or date-time';
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => Number(part ?? 0));
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second);
+  const real = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
+  if (!real) return 'not a real date and time';
+  if (year < 1) return 'years start at 0001';
+  const [sign, offsetHours, offsetMinutes] = [match[9], Number(match[10] ?? 0), Number(match[11] ?? 0)];
+  if (offsetHours > 15 || offsetMinutes > 59) return 'an offset from UTC is at most ±15:59';
+  const instant = date.getTime() - (sign === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
+  if (instant < FIRST_INSTANT || instant > LAST_INSTANT) return 'must fall within the years 0001 to 9999 in UTC';
+  return undefined;
 }

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
 import { ASSISTANT_KEY } from '../agents.js';
 import type { OrgContext } from '../context.js';
+import { id, text } from '../fields.js';
 import { startOperation, type OperationRunner } from '../operations/operations.js';
 import { agents } from '../schema.js';
 import { listSpaceIdsOfPerson } from '../spaces.js';
@@ -20,8 +21,8 @@ import { citationRecord, retrieve, type Source } from './retrieval.js';
 
 export const askInput = z
   .object({
-    question: z.string().trim().min(1).max(2_000),
-    space_id: z.string().min(1).max(200).optional().describe('Answer only from this space; default: every space you belong to'),
+    question: text().trim().min(1).max(2_000),
+    space_id: id().optional().describe('Answer only from this space; default: every space you belong to'),
   })
   .strict();
 export type AskInput = z.output<typeof askInput>;

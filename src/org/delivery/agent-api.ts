@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { HttpServer } from '../../platform/http.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
+import { id, jsonObject, jsonValue, text } from '../fields.js';
 import { MEMORY_KINDS, memoryItemRecord, memoryPage, recordMemory, recordMemoryInput, searchMemory } from '../memory.js';
 import { executeCapability } from '../capabilities.js';
 import { withIdempotencyKey } from '../operations/idempotency.js';
@@ -24,24 +25,24 @@ export const AGENT_API_PREFIX = '/agent-api/operations/:operation_id';
 /** How long a capability execution is waited for before its operation is returned as it stands (DESIGN 4.3's default). */
 const EXECUTE_WAIT_SECONDS = 5;
 
-const params = z.object({ operation_id: z.string().min(1).max(200) });
-const progressBody = z.strictObject({ message: z.string().min(1).max(2000), percent: z.number().min(0).max(100).optional() });
-const completeBody = z.strictObject({ result: z.unknown() }).refine((body) => 'result' in body, { message: 'result is required', path: ['result'] });
+const params = z.object({ operation_id: id() });
+const progressBody = z.strictObject({ message: text().min(1).max(2000), percent: z.number().min(0).max(100).optional() });
+const completeBody = z.strictObject({ result: jsonValue() }).refine((body) => 'result' in body, { message: 'result is required', path: ['result'] });
 const failBody = z.strictObject({
-  error: z.union([z.string().min(1).max(2000), z.strictObject({ message: z.string().min(1).max(2000), code: z.string().max(100).optional() })]),
+  error: z.union([text().min(1).max(2000), z.strictObject({ message: text().min(1).max(2000), code: text().max(100).optional() })]),
 });
-const questionBody = z.strictObject({ text: z.string().min(1).max(2000) });
+const questionBody = z.strictObject({ text: text().min(1).max(2000) });
 const executeBody = z.strictObject({
-  input: z.record(z.string(), z.unknown()),
-  idempotency_key: z.string().min(1).max(200),
+  input: jsonObject(),
+  idempotency_key: id(),
   dry_run: z.boolean().default(false),
 });
-const executeParams = params.extend({ capability_id: z.string().min(1).max(200) });
+const executeParams = params.extend({ capability_id: id() });
 const memoryQuery = z.strictObject({
-  query: z.string().min(1).max(500),
+  query: text().min(1).max(500),
   kind: z.enum(MEMORY_KINDS).optional(),
   limit: z.coerce.number().int().min(1).max(50).optional(),
-  cursor: z.string().min(1).max(1000).optional(),
+  cursor: text().min(1).max(1000).optional(),
 });
 const reported = z.object({ operation: operationRecord });
 

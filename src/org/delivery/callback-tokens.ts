@@ -10,6 +10,7 @@ import { hashToken } from '../../auth/ids.js';
 import { queryRows, type Queryable } from '../../platform/database.js';
 import { toIso } from '../../platform/time.js';
 import { orgErrors } from '../errors.js';
+import { isText } from '../fields.js';
 import { callbackTokens, operations } from '../schema.js';
 import type { OperationRow } from '../operations/states.js';
 
@@ -42,7 +43,8 @@ export function callbackTokenStatement(operationId: string, from: SQL = sql``): 
 
 /** The operation `token` was issued for, when it is `operationId` and the token is still valid; else 401. */
 export async function authenticateCallback(db: Queryable, operationId: string, token: string | undefined): Promise<OperationRow> {
-  if (token) {
+  // An id or token that could never have been issued (a NUL character PostgreSQL cannot even compare) is simply wrong.
+  if (token && isText(operationId) && isText(token)) {
     const [row] = await db
       .select({ operation: operations })
       .from(callbackTokens)

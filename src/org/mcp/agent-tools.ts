@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { agentRecord, findAgent, listAgents, webhookTarget } from '../agents.js';
 import { orgErrors } from '../errors.js';
+import { id, text } from '../fields.js';
 import { startOperation } from '../operations/operations.js';
 import { defineOrgTool } from './tools.js';
 
@@ -32,9 +33,9 @@ export const agentTools = [
     effect: 'work',
     input: z
       .object({
-        agent_id: z.string().min(1).max(200).describe('The agent, from service_context or list_agents.'),
-        text: z.string().min(1).max(20_000).describe('What the agent should do or answer.'),
-        space_id: z.string().min(1).max(200).describe('The space the work belongs to, from service_context.'),
+        agent_id: id().describe('The agent, from service_context or list_agents.'),
+        text: text().min(1).max(20_000).describe('What the agent should do or answer.'),
+        space_id: id().describe('The space the work belongs to, from service_context.'),
       })
       .strict(),
     annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: true },

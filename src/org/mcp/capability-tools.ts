@@ -5,9 +5,10 @@
 import { z } from 'zod';
 import { capabilityRecord, clientAgent, describeCapability, describedCapability, executeCapability, gateVerdictRecord, listCapabilities } from '../capabilities.js';
 import { operationRecord } from '../operations/operations.js';
+import { id, jsonObject, text } from '../fields.js';
 import { defineOrgTool } from './tools.js';
 
-const capabilityId = z.string().min(1).max(200);
+const capabilityId = id();
 
 /**
  * execute_capability answers with the operation, or — for `dry_run: true` — with `{dry_run: true, verdict}`
@@ -28,7 +29,7 @@ export const capabilityTools = [
     scope: 'integrations:read',
     needsSpace: false,
     effect: 'read',
-    input: z.object({ query: z.string().max(200).optional() }).strict(),
+    input: z.object({ query: text().max(200).optional() }).strict(),
     output: z.object({ capabilities: z.array(capabilityRecord) }),
     annotations: { idempotentHint: true, openWorldHint: false },
     run: async ({ query }, { ctx }) => ({ capabilities: await listCapabilities(ctx.db, query) }),
@@ -63,8 +64,8 @@ export const capabilityTools = [
     input: z
       .object({
         capability_id: capabilityId,
-        input: z.record(z.string(), z.unknown()).describe("The capability's input, matching its input_schema"),
-        space_id: z.string().min(1).max(200),
+        input: jsonObject().describe("The capability's input, matching its input_schema"),
+        space_id: id(),
         dry_run: z.boolean().default(false),
       })
       .strict(),

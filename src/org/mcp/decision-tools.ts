@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { decisionRecord, decisionsFor, DECISION_STATUSES, resolvedDecision, resolveDecision, type Resolver } from '../decisions.js';
 import { getPerson } from '../people.js';
 import { orgErrors } from '../errors.js';
+import { id, instant, text } from '../fields.js';
 import type { OrgToolCall } from './tools.js';
 import { defineOrgTool } from './tools.js';
 
@@ -45,12 +46,12 @@ export const decisionTools = [
     effect: 'write',
     input: z
       .object({
-        decision_id: z.string().min(1).max(200),
+        decision_id: id(),
         outcome: z.enum(['approve', 'deny']),
-        note: z.string().max(2000).optional(),
+        note: text().max(2000).optional(),
         remember: z
           .object({
-            until: z.iso.datetime({ offset: true }).optional(),
+            until: instant().optional(),
             same_input: z.boolean().optional(),
           })
           .strict()

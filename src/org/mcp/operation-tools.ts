@@ -1,6 +1,7 @@
 /** get_operation (DESIGN 4.3, 4.4): any valid token may follow the work its person started. */
 import { z } from 'zod';
 import { getOperation, operationRecord } from '../operations/operations.js';
+import { id } from '../fields.js';
 import { defineOrgTool } from './tools.js';
 
 export const operationTools = [
@@ -13,7 +14,7 @@ export const operationTools = [
     scope: null,
     needsSpace: false,
     effect: 'read',
-    input: z.object({ operation_id: z.string().min(1).max(200) }).strict(),
+    input: z.object({ operation_id: id() }).strict(),
     output: operationRecord,
     annotations: { idempotentHint: true, openWorldHint: false },
     run: ({ operation_id }, { ctx, principal }) => getOperation(ctx.db, operation_id, principal.personId),

@@ -10,6 +10,8 @@
  *   operations/idempotency.ts: the tool's writes run in the key's transaction (`call.db`);
  * - `wait_seconds` on tools that start work (`effect: 'work'`): `run` starts an operation and returns its id,
  *   the registry waits up to that long and returns the operation;
+ * - no argument holds text PostgreSQL cannot store or JSON nested past 64 levels (org/fields.ts gives each
+ *   field these rules; the registry checks them again, so a tool that forgot one still answers invalid_request);
  * - the 25-second budget of every call (spec 7.1): past it the call answers HTTP 500 while its work goes on,
  *   and the retry with the same key returns what the work produced.
  *
@@ -20,9 +22,11 @@ import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Scope } from '../../auth/index.js';
 import type { Queryable } from '../../platform/database.js';
+import { MAX_JSON_DEPTH, textProblem, walkJson } from '../../platform/json-depth.js';
 import type { McpTool, McpToolRegistry } from '../../platform/mcp/tools.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
+import { id } from '../fields.js';
 import { withIdempotencyKey, type Produced } from '../operations/idempotency.js';
 import { awaitOperation, operationRecord, runStartedHere, startingHere } from '../operations/operations.js';
 import { listSpaceIdsOfPerson } from '../spaces.js';
@@ -95,7 +99,7 @@ export interface OrgTool extends McpTool<OrgMcpCall> {
 export type OrgToolRegistry = McpToolRegistry<OrgMcpCall, OrgTool>;
 
 /** DESIGN 4.3: 1–200 characters. */
-const idempotencyKey = z.string().min(1).max(200).optional().describe(
+const idempotencyKey = id().optional().describe(
   'Send the same key to retry this call safely: the retry returns the original result or operation instead of doing it twice (kept 24 hours).',
 );
 /** DESIGN 4.3: 0–20, default 5. */
@@ -134,6 +138,9 @@ export function toOrgTool(definition: OrgToolDefinition, options: { budgetMs?: n
 }
 
 async function runTool(definition: OrgToolDefinition, args: Record<string, unknown>, { ctx, principal }: OrgMcpCall): Promise<unknown> {
+  // The fields of org/fields.ts refuse these, naming the field; this catches an argument declared without them.
+  const { problem, path } = walkJson(args, MAX_JSON_DEPTH + 1, textProblem);
+  if (problem) throw orgErrors.invalidArgument(path?.length ? path.join('.') : '(arguments)', problem);
   const { idempotency_key: key, wait_seconds: wait, ...own } = args;
   const spaceIds = definition.needsSpace ? await listSpaceIdsOfPerson(ctx.db, principal.personId) : [];
   if (definition.needsSpace && spaceIds.length === 0) throw orgErrors.noSpace();
