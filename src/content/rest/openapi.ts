@@ -11,7 +11,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import type { HttpServer } from '../../platform/http.js';
 import { PLATFORM_ERROR_CODES } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
-import { CONTENT_MCP_PATH } from '../mcp/server.js';
+import { CONTENT_MCP_PATH, contentTools } from '../mcp/server.js';
 import { FAVICON_SVG } from '../../platform/favicon.js';
 import { CONTENT_ERROR_CODES } from '../errors.js';
 
@@ -92,7 +92,8 @@ export async function registerOpenApi(app: HttpServer, ctx: ContentContext): Pro
           'Public reads need nothing; writes (except votes), drafts, previews and the activity log need ' +
           '`Authorization: Bearer <CONTENT_API_SECRET>` (the **Authorize** button below). Every write body carries ' +
           '`actor_id` and `actor_type` (`human`, `agent` or `system`). Every error is `{"error": {"code", "message", "details"}}`. ' +
-          'The content MCP server is at `/mcp`, with the same bearer secret.',
+          'The content MCP server is at `/mcp`, with the same bearer secret; its tools are listed below.\n\n' +
+          mcpToolTable(),
       },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
     },
@@ -115,11 +116,46 @@ export async function registerOpenApi(app: HttpServer, ctx: ContentContext): Pro
   app.get('/openapi.json', { schema: { hide: true } }, async () => openApiDocument(app, ctx));
   await app.register(fastifySwaggerUi, {
     routePrefix: '/docs',
-    staticCSP: true,
-    uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: false },
-    theme: { title: 'Atrium content API', favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: FAVICON_SVG }] },
+    staticCSP: DOCS_CSP,
+    uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: false, validatorUrl: null },
+    // Atrium's mark and name instead of the framework's; the topbar image gets its text alternative from a script
+    // served here (the page's CSP allows only this service's scripts).
+    logo: { type: 'image/svg+xml', content: Buffer.from(LOGO_SVG), href: '/docs', target: '_self' },
+    theme: {
+      title: 'Atrium content API',
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: FAVICON_SVG }],
+      js: [{ filename: 'atrium-logo.js', content: LOGO_ALT_SCRIPT }],
+    },
     transformSpecification: () => openApiDocument(app, ctx),
   });
+}
+
+/**
+ * The docs pages' Content-Security-Policy: everything from this service, nothing inline — except the one style
+ * element Swagger UI (5.x, pinned) inserts at run time, allowed by its hash; test/content/docs-page.test.ts
+ * fails on any violation, so an upgrade that changes it is noticed. No validator badge (validatorUrl: null).
+ */
+const DOCS_CSP =
+  "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; object-src 'none'; " +
+  "script-src 'self'; script-src-attr 'none'; style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; form-action 'self'";
+
+/** Atrium's mark beside its name, for Swagger UI's top bar. */
+const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 150 32" width="150" height="32"><title>Atrium</title><rect width="32" height="32" rx="7" fill="#2a62b8"/><path d="M8 26V14a8 8 0 0 1 16 0v12h-5v-9a3 3 0 0 0-6 0v9z" fill="#fff"/><text x="42" y="23" font-family="system-ui, sans-serif" font-size="20" font-weight="600" fill="#fff">Atrium</text></svg>`;
+
+const LOGO_ALT_SCRIPT = `new MutationObserver((_changes, observer) => {
+  const logo = document.querySelector('.topbar img');
+  if (logo) { logo.alt = 'Atrium'; observer.disconnect(); }
+}).observe(document.documentElement, { childList: true, subtree: true });`;
+
+/** The content MCP tools as a Markdown table for the document's description: each tool's name and first sentence. */
+function mcpToolTable(): string {
+  const rows = contentTools.map((tool) => `| \`${tool.name}\` | ${firstSentence(tool.description).replaceAll('|', '\\|').replaceAll('<', '&lt;').replaceAll('>', '&gt;')} |`);
+  return [`### Content MCP tools (${contentTools.length})`, '', '| tool | what it does |', '| --- | --- |', ...rows].join('\n');
+}
+
+function firstSentence(text: string): string {
+  const end = text.search(/\.(\s|$)/);
+  return end === -1 ? text : text.slice(0, end + 1);
 }
 
 /** `/mcp` carries no request schema (the MCP SDK validates JSON-RPC), so its operations are described here. */
