@@ -42,13 +42,29 @@ describe.each(engines)('org home, tools and layout on %s', (engine) => {
     await page.close();
   });
 
-  it('lists every org MCP tool with its scope on /docs', async () => {
-    const page = await browser.newPage();
+  it.each([375, 1280])('shows every org MCP tool readably on /docs at %i px: name, scope, description, schemas one click away', async (width) => {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
     await page.goto(`${org.url}/docs`);
     for (const tool of orgTools) {
-      const row = page.getByRole('row', { name: new RegExp(`^${tool.name}\\b`) });
-      await expect(row.textContent()).resolves.toContain(tool.scope ?? 'any valid token');
+      const block = page.getByRole('region', { name: tool.name, exact: true });
+      await expect(block.textContent()).resolves.toContain(tool.scope ?? 'any valid token');
+      await expect(block.getByText('Input schema').count()).resolves.toBe(1);
     }
+    // The schemas are closed until asked for: one click opens one.
+    const first = page.getByRole('region', { name: orgTools[0].name, exact: true });
+    await expect(first.locator('pre').first().isVisible()).resolves.toBe(false);
+    await first.getByText('Input schema').click();
+    await expect(first.locator('pre').first().textContent()).resolves.toContain('"properties"');
+    // Readable: nothing wider than the window, and the page is not a narrow 6,000-pixel table.
+    const layout = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      mainWidth: document.querySelector('main')!.getBoundingClientRect().width,
+      tables: document.querySelectorAll('main table').length,
+    }));
+    expect(layout.scroll).toBe(0);
+    expect(layout.tables).toBe(0);
+    expect(layout.mainWidth).toBeGreaterThan(Math.min(width, 768) - 40);
+    await page.screenshot({ path: `${process.env.ATRIUM_SCREENSHOTS ?? '/tmp'}/docs-${engine}-${width}.png` }).catch(() => {});
     await page.close();
   });
 

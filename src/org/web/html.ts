@@ -67,6 +67,12 @@ const STYLE = `
   label.inline { display: inline; font-weight: normal; margin: 0; }
   pre { white-space: pre-wrap; word-break: break-word; margin: 0; }
   pre.snippet { padding: .75rem; border: 1px solid #8884; border-radius: .25rem; }
+  .tool-index ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; padding: 0; list-style: none; }
+  .tool { border-top: 1px solid #8884; padding-top: .25rem; }
+  .tool h2 { font-size: 1.15rem; margin: .75rem 0 .25rem; overflow-wrap: anywhere; }
+  .tool p { margin: .25rem 0; overflow-wrap: anywhere; }
+  .tool details { margin: .25rem 0 .75rem; }
+  .tool details pre { padding: .5rem; border: 1px solid #8884; border-radius: .25rem; font-size: .85rem; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 

@@ -15,26 +15,28 @@ export function registerToolsPage(app: FastifyInstance, web: WebContext, definit
   const endpoint = `${web.ctx.config.publicUrl}${ORG_MCP_PATH}`;
   // As the registry serves them, with the arguments it adds (idempotency_key, wait_seconds).
   const tools = definitions.map((definition) => toOrgTool(definition));
-  const rows = tools.map((tool) => {
-    const schema = objectJsonSchema(tool.name, tool.input, 'input') as { properties?: Record<string, unknown>; required?: string[] };
-    const args = Object.keys(schema.properties ?? {}).map((name) => (schema.required?.includes(name) ? name : `${name}?`));
-    return html`<tr>
-<th scope="row"><code>${tool.name}</code></th>
-<td data-label="Scope">${tool.scope ? html`<code>${tool.scope}</code><br><small>${SCOPES[tool.scope]}</small>` : 'any valid token'}</td>
-<td data-label="Arguments">${args.length ? html`<code>${args.join(', ')}</code>` : '—'}</td>
-<td data-label="What it does">${tool.description}</td>
-</tr>`;
+  const index = tools.map((tool) => html`<li><a href="#${tool.name}"><code>${tool.name}</code></a></li>`);
+  // One block per tool: its name, the scope it needs, what it does; its schemas one click away.
+  const blocks = tools.map((tool) => {
+    const input = objectJsonSchema(tool.name, tool.input, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+    const args = Object.keys(input.properties ?? {}).map((name) => (input.required?.includes(name) ? name : `${name}?`));
+    const output = tool.output ? objectJsonSchema(tool.name, tool.output, 'output') : undefined;
+    return html`<section class="tool" id="${tool.name}" aria-labelledby="${tool.name}-name">
+<h2 id="${tool.name}-name"><code>${tool.name}</code></h2>
+<p class="scope">Scope: ${tool.scope ? html`<code>${tool.scope}</code> — ${SCOPES[tool.scope]}` : 'any valid token'}</p>
+<p>${tool.description}</p>
+<p class="args">Arguments: ${args.length ? html`<code>${args.join(', ')}</code>` : 'none'}</p>
+<details><summary>Input schema</summary><pre>${JSON.stringify(input, null, 2)}</pre></details>
+${output ? html`<details><summary>Result schema</summary><pre>${JSON.stringify(output, null, 2)}</pre></details>` : ''}
+</section>`;
   });
   const body = html`<h1>Organization MCP tools</h1>
 <p>The MCP endpoint is <code>${endpoint}</code> (Streamable HTTP, protocol ${ORG_MCP_PROTOCOL}). A client connects with
 OAuth 2.1: the first request without a token answers <code>401</code> with a <code>WWW-Authenticate</code> header naming
 the protected-resource metadata, from which the client discovers everything else. Each tool needs the scope shown; a
-token without it gets <code>403</code> with <code>error="insufficient_scope"</code>.</p>
-<table class="stack">
-<thead><tr><th scope="col">Tool</th><th scope="col">Scope</th><th scope="col">Arguments</th><th scope="col">What it does</th></tr></thead>
-<tbody>
-${rows}
-</tbody>
-</table>`;
+token without it gets <code>403</code> with <code>error="insufficient_scope"</code>. Arguments marked <code>?</code> are
+optional.</p>
+<nav aria-label="Tools" class="tool-index"><ul>${index}</ul></nav>
+${blocks}`;
   app.get('/docs', async (_request, reply) => sendPage(reply, 200, 'MCP tools', body));
 }
