@@ -206,8 +206,12 @@ rules:
       await expect(decision.textContent()).resolves.toMatch(/Acting client[\s\S]*high[\s\S]*autonomy 2[\s\S]*"amount": 250/);
       await decision.getByLabel('Note (optional)').fill('fine this once');
       await decision.getByRole('button', { name: 'Approve' }).click();
-      await page.waitForURL((url) => url.pathname === '/inbox' && url.search === '?done=approved');
-      await expect(page.getByRole('status').textContent()).resolves.toContain('Approved');
+      // Approve lands on what became of the action; the page refreshes itself until it has ended.
+      await page.waitForURL((url) => url.pathname === `/inbox/decisions/${paused.decision_id}`);
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Wire money: approved');
+      await expect.poll(() => page.getByRole('status').textContent(), { timeout: 15_000 }).toBe('succeeded');
+      await expect(page.getByText('"received": true').count()).resolves.toBe(1);
+      await expect(page.getByText('by Owner').count()).resolves.toBe(1);
     } finally {
       await browser.close();
     }

@@ -18,8 +18,6 @@ import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
 
 const DONE: Record<string, string> = {
-  approved: 'Approved: the action runs now.',
-  denied: 'Denied: the action will not run.',
   answered: 'Answered: the agent receives your answer.',
 };
 
@@ -100,10 +98,11 @@ ${questions.length
       outcome === 'approve' && formField(request.body, 'remember') === '1'
         ? { same_input: formField(request.body, 'same_input') === '1', ...(until ? { until: endOfDay(until) } : {}) }
         : undefined;
-    await ctx.db.transaction((tx) =>
+    const resolved = await ctx.db.transaction((tx) =>
       resolveDecision(ctx, tx, { decisionId, outcome, note, remember }, { person: session.person, clientId: null }),
     );
-    return reply.redirect(`/inbox?done=${outcome === 'approve' ? 'approved' : 'denied'}`, 303);
+    // To what became of the action (outcome.ts), not a promise that it runs.
+    return reply.redirect(`/inbox/decisions/${encodeURIComponent(resolved.decision.id)}`, 303);
   });
 
   app.post('/inbox/answer', async (request, reply) => {

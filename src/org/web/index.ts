@@ -17,6 +17,7 @@ import { registerConnectPage } from './connect.js';
 import { registerConnectionsPage } from './connections.js';
 import { registerConsentPage } from './consent.js';
 import { registerInboxPage } from './inbox.js';
+import { registerOutcomePage } from './outcome.js';
 import { registerRulesPage } from './rules.js';
 import { html, STYLE_HASH } from './html.js';
 import { sendPage, type WebContext } from './respond.js';
@@ -63,6 +64,7 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerConsentPage(scope, web);
     registerConnectionsPage(scope, web);
     registerInboxPage(scope, web);
+    registerOutcomePage(scope, web);
     registerRulesPage(scope, web);
     registerToolsPage(scope, web, tools);
     registerAccountPage(scope, web);
