@@ -20,7 +20,7 @@ export async function mintOrgToken(options: MintOptions): Promise<string> {
   const { origin } = options;
   const resource = `${origin}/mcp`;
   const cookies = new Map<string, string>();
-  const browse = async (path: string, form?: Record<string, string>) => {
+  const browse = async (path: string, form?: Record<string, string> | URLSearchParams) => {
     const response = await fetch(new URL(path, origin), {
       method: form ? 'POST' : 'GET',
       headers: {
@@ -78,7 +78,10 @@ export async function mintOrgToken(options: MintOptions): Promise<string> {
   if (signedIn.status !== 303) throw new Error(`sign-in failed: ${signedIn.status}`);
 
   const consent = await browse(consentPath);
-  const answer = await browse('/consent', { csrf: hidden(consent.text, 'csrf'), request: hidden(consent.text, 'request'), decision: 'allow' });
+  // The person ticks every scope the page offers (the consequential ones start unticked).
+  const answerForm = new URLSearchParams({ csrf: hidden(consent.text, 'csrf'), request: hidden(consent.text, 'request'), decision: 'allow' });
+  for (const scope of options.scopes) answerForm.append('scope', scope);
+  const answer = await browse('/consent', answerForm);
   const code = answer.location && new URL(answer.location).searchParams.get('code');
   if (!code) throw new Error(`consent failed: ${answer.status}`);
 

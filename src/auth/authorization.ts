@@ -117,10 +117,12 @@ export async function getAuthorizationRequest(ctx: AuthContext, id: string): Pro
  * redirect carrying `code`, the unchanged `state`, and `iss` (RFC 9207). Throws InvalidRequest when the
  * request is unknown, expired or already answered.
  */
-export async function approveAuthorizationRequest(ctx: AuthContext, id: string, personId: string): Promise<string> {
+export async function approveAuthorizationRequest(ctx: AuthContext, id: string, personId: string, granted?: readonly string[]): Promise<string> {
   return ctx.db.transaction(async (tx) => {
     const request = await answerRequest(tx, id);
-    const grantId = await createGrant(tx, { personId, clientId: request.clientId, scopes: request.scopes, resource: request.resource });
+    // The person may grant less than was asked (RFC 6749 §3.3): the token response's `scope` then says so.
+    const scopes = granted ? request.scopes.filter((scope) => granted.includes(scope)) : request.scopes;
+    const grantId = await createGrant(tx, { personId, clientId: request.clientId, scopes, resource: request.resource });
     const code = randomToken(PREFIX.code);
     await tx.insert(oauthCodes).values({
       hash: hashToken(code),
@@ -128,7 +130,7 @@ export async function approveAuthorizationRequest(ctx: AuthContext, id: string, 
       clientId: request.clientId,
       redirectUri: request.redirectUri,
       codeChallenge: request.codeChallenge,
-      scopes: request.scopes,
+      scopes,
       resource: request.resource,
       expiresAt: expiresIn(LIFETIME.code),
     });

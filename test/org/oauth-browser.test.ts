@@ -109,16 +109,20 @@ describe.each(engines)('an MCP client connecting through OAuth with a real brows
     expect(await page.locator('main').textContent()).toContain(new URL(callback.redirectUrl).host);
     const requested = provider.authorizationUrl!.searchParams.get('scope')!.split(' ');
     expect(requested.sort()).toEqual([...SCOPE_NAMES].sort());
-    const listed = await page.locator('dl dt').allTextContents();
-    const meanings = await page.locator('dl dd').allTextContents();
-    expect(listed).toEqual([...SCOPE_NAMES]);
-    expect(meanings).toEqual(SCOPE_NAMES.map((scope) => SCOPES[scope]));
+    // Each scope a checkbox labelled with its meaning; the consequential two start unticked.
+    for (const scope of SCOPE_NAMES) {
+      const box = page.getByRole('checkbox', { name: `${scope}: ${SCOPES[scope]}` });
+      await expect(box.isChecked()).resolves.toBe(!['integrations:act', 'governance:admin'].includes(scope));
+    }
+    // The person ticks integrations:act too, and leaves governance:admin unticked.
+    await page.getByRole('checkbox', { name: /^integrations:act/ }).check();
 
     await allowAndFinish(provider, transport);
+    expect(provider.tokens()!.scope!.split(' ').sort()).toEqual(SCOPE_NAMES.filter((scope) => scope !== 'governance:admin').sort());
     const context = await callServiceContext(provider);
     expect(context.person).toMatchObject({ email: OWNER.email, role: 'owner' });
     expect(context.spaces).toEqual([expect.objectContaining({ name: 'General' })]);
-    expect(context.scopes).toEqual([...SCOPE_NAMES]);
+    expect(context.scopes).toEqual(SCOPE_NAMES.filter((scope) => scope !== 'governance:admin'));
   });
 
   it('connects with a client ID metadata document instead of registering', async () => {
@@ -158,7 +162,8 @@ describe.each(engines)('an MCP client connecting through OAuth with a real brows
     const { page } = browser;
     await page.goto(`${org.url}/connections`);
     const row = page.getByRole('row').filter({ hasText: 'Disconnected Test App' });
-    expect(await row.textContent()).toContain('governance:admin');
+    expect(await row.textContent()).toContain('memory:read');
+    expect(await row.textContent()).not.toContain('governance:admin');
     await row.getByRole('button', { name: 'Disconnect' }).click();
     await page.waitForURL((url) => url.pathname === '/connections');
     expect(await page.getByRole('row').filter({ hasText: 'Disconnected Test App' }).count()).toBe(0);

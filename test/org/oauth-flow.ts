@@ -19,6 +19,8 @@ export interface ConnectedClient {
 
 export interface ConnectOptions {
   scopes?: string[];
+  /** The scopes the person leaves ticked on the consent page; default every one asked for. */
+  tick?: string[];
   clientName?: string;
   /** Signs in as this person (default: the owner); reuses the browser's session when already signed in. */
   browser?: Browserless;
@@ -65,6 +67,8 @@ export async function connectClient(org: TestOrg, options: ConnectOptions = {}):
   const answer = await browser.post('/consent', {
     csrf: browser.hidden(consent.text, 'csrf'),
     request: browser.hidden(consent.text, 'request'),
+    // The person ticks every scope asked for, or only `tick` when the test says so.
+    scope: options.tick ?? options.scopes ?? [],
     decision: 'allow',
   });
   const callback = new URL(answer.headers.get('location')!);

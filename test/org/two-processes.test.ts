@@ -31,7 +31,7 @@ describe.runIf(postgresUrl)('two org processes on one PostgreSQL database', () =
     // Same cookies, other process: still signed in, and the form answered there is accepted.
     const onB = onA.at(b.url);
     expect((await onB.get('/connections')).status).toBe(200);
-    const answered = await onB.post('/consent', { csrf: onA.hidden(page.text, 'csrf'), request: onA.hidden(page.text, 'request'), decision: 'allow' });
+    const answered = await onB.post('/consent', { csrf: onA.hidden(page.text, 'csrf'), request: onA.hidden(page.text, 'request'), scope: ['task:read'], decision: 'allow' });
     expect(answered.status).toBe(303);
     expect(new URL(answered.headers.get('location')!).searchParams.get('code')).toBeTruthy();
   });

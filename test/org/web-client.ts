@@ -29,8 +29,11 @@ export class Browserless {
     return this.send('GET', path);
   }
 
-  async post(path: string, form: Record<string, string>): Promise<PageResponse> {
-    return this.send('POST', path, new URLSearchParams(form).toString());
+  /** A form post; a list value is sent once per item, as ticked checkboxes are. */
+  async post(path: string, form: Record<string, string | readonly string[]>): Promise<PageResponse> {
+    const body = new URLSearchParams();
+    for (const [name, value] of Object.entries(form)) for (const item of typeof value === 'string' ? [value] : value) body.append(name, item);
+    return this.send('POST', path, body.toString());
   }
 
   /** Loads the sign-in page for its CSRF token and submits it. */

@@ -42,11 +42,41 @@ describe.each(engines)('consent and connections pages on %s', (engine) => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('<h1>Allow Consent Test App to act for you?</h1>');
     expect(page.text).toContain('<strong>127.0.0.1</strong>');
-    expect(page.text).toContain('<dt>memory:read</dt><dd>Search and read company memory, with provenance</dd>');
-    expect(page.text).toContain('<dt>task:write</dt><dd>Create, answer, and cancel tracked work</dd>');
-    expect(page.text).not.toContain('<dt>governance:admin</dt>');
+    expect(page.text).toMatch(/<input type="checkbox" id="scope-memory:read" name="scope" value="memory:read" checked>\s*<label class="inline" for="scope-memory:read"><code>memory:read<\/code>: Search and read company memory, with provenance<\/label>/);
+    expect(page.text).toContain('<code>task:write</code>: Create, answer, and cancel tracked work');
+    expect(page.text).not.toContain('governance:admin');
     expect(page.text).toContain('<button type="submit" name="decision" value="allow">Allow</button>');
     expect(page.text).toContain('<button type="submit" name="decision" value="deny">Deny</button>');
+  });
+
+  it('offers integrations:act and governance:admin unticked, each with a plain warning', async () => {
+    const { consentPath } = await pendingConsent(['memory:read', 'integrations:act', 'governance:admin']);
+    const page = await (await signedIn()).get(consentPath);
+    for (const scope of ['integrations:act', 'governance:admin']) {
+      const box = new RegExp(`<input type="checkbox" id="scope-${scope}" name="scope" value="${scope}"( checked)? aria-describedby="warn-${scope}">`).exec(page.text);
+      expect(box, scope).not.toBeNull();
+      expect(box![1], `${scope} starts unticked`).toBeUndefined();
+      expect(page.text).toMatch(new RegExp(`<small id="warn-${scope}" class="warning">Warning: lets the application`));
+    }
+    expect(page.text).toContain('value="memory:read" checked>');
+  });
+
+  it('issues a token holding only the ticked scopes, says so in the token response, and refuses the rest', async () => {
+    const asked = ['memory:read', 'task:read', 'integrations:read', 'integrations:act', 'governance:admin'];
+    const connected = await connectClient(org, { scopes: asked, tick: ['memory:read', 'integrations:read'] });
+    expect(connected.scope?.split(' ').sort()).toEqual(['integrations:read', 'memory:read']);
+    const call = (name: string) =>
+      fetch(`${org.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${connected.accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } }),
+      });
+    const refused = await call('list_decisions');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toContain('insufficient_scope');
+    // Leaving everything unticked grants nothing beyond who the person is.
+    const nothing = await connectClient(org, { scopes: asked, tick: [] });
+    expect(nothing.scope ?? '').toBe('');
   });
 
   it('escapes what clients choose, such as their name', async () => {

@@ -1,17 +1,29 @@
 /**
  * GET/POST /consent?request=… (DESIGN 4.6, spec 5.1): the authorization server stores a validated
  * authorization request and sends the browser here. The signed-in person sees which client asks, where
- * it will send them back, and each requested scope with its meaning, and answers Allow or Deny. The
- * answer is a redirect to the client (code or access_denied) built by the authorization server.
+ * it will send them back, and each requested scope with its meaning as a checkbox (the consequential ones
+ * unticked), and answers Allow or Deny. The token holds only what was ticked. The answer is a redirect to the
+ * client (code or access_denied) built by the authorization server.
  */
 import type { FastifyInstance } from 'fastify';
 import { approveAuthorizationRequest, denyAuthorizationRequest, getAuthorizationRequest, isScope, SCOPES } from '../../auth/index.js';
 import { recordClientAgent } from '../agents.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { html } from './html.js';
-import { formField, sendCsrfFailure, sendPage, type WebContext } from './respond.js';
+import { formField, formFields, sendCsrfFailure, sendPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
+
+/**
+ * The scopes that let an application act in the world or decide for the person start unticked, each with what it
+ * lets the application do in plain words (issue 16 item 9).
+ */
+const WARNINGS: Record<string, string> = {
+  'integrations:act':
+    'Warning: lets the application run the organization\'s capabilities — sending, publishing, paying — as you, within the rules and budgets; actions past them wait for a person.',
+  'governance:admin':
+    'Warning: lets the application approve or deny the actions that wait for you, in your name, without you looking at them.',
+};
 
 const unknownRequest = html`<h1>This request is no longer valid</h1>
 <p role="alert">It has expired or was already answered. Go back to the application and connect again.</p>`;
@@ -29,19 +41,23 @@ export function registerConsentPage(app: FastifyInstance, web: WebContext): void
     const pending = requestId ? await getAuthorizationRequest(ctx, requestId) : null;
     if (!pending) return sendPage(reply, 400, 'Connect an application', unknownRequest, signedIn);
 
-    const scopes = pending.scopes.map((scope) => ({ scope, meaning: isScope(scope) ? SCOPES[scope] : scope }));
+    const scopes = pending.scopes.map((scope) => ({ scope, meaning: isScope(scope) ? SCOPES[scope] : scope, warning: WARNINGS[scope] }));
     const body = html`<h1>Allow ${pending.clientName} to act for you?</h1>
 <p><strong>${pending.clientName}</strong> wants to use your organization as
 <strong>${session.person.name}</strong> (${session.person.email}).
 After you answer you will be sent to <strong>${pending.redirectHost}</strong>.</p>
-${scopes.length
-  ? html`<h2>It asks to:</h2>
-<dl>${scopes.map(({ scope, meaning }) => html`<dt>${scope}</dt><dd>${meaning}</dd>`)}</dl>`
-  : html`<p>It asks for no permissions beyond reading who you are and which spaces you belong to.</p>`}
 <p>You can disconnect it at any time on <a href="/connections">Connected applications</a>.</p>
 <form method="post" action="/consent">
 <input type="hidden" name="csrf" value="${csrf}">
 <input type="hidden" name="request" value="${pending.id}">
+${scopes.length
+  ? html`<fieldset class="scopes"><legend>It asks to — untick what you do not want to allow:</legend>
+${scopes.map(
+  ({ scope, meaning, warning }) => html`<p><input type="checkbox" id="scope-${scope}" name="scope" value="${scope}"${warning ? '' : html` checked`}${warning ? html` aria-describedby="warn-${scope}"` : ''}>
+<label class="inline" for="scope-${scope}"><code>${scope}</code>: ${meaning}</label>${warning ? html`<br><small id="warn-${scope}" class="warning">${warning}</small>` : ''}</p>`,
+)}
+</fieldset>`
+  : html`<p>It asks for no permissions beyond reading who you are and which spaces you belong to.</p>`}
 <div class="actions">
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
@@ -62,7 +78,8 @@ ${scopes.length
 
     const decision = formField(request.body, 'decision');
     if (decision === 'allow') {
-      const location = await approveAuthorizationRequest(ctx, pending.id, session.person.id);
+      // Only what the person ticked: the boxes of consequential scopes start unticked.
+      const location = await approveAuthorizationRequest(ctx, pending.id, session.person.id, formFields(request.body, 'scope'));
       // DESIGN 4.1: every client a person authorized is also an agent responsible to that person.
       await recordClientAgent(ctx.db, { clientId: pending.clientId, clientName: pending.clientName, personId: session.person.id });
       return reply.redirect(location, 303);

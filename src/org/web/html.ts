@@ -73,6 +73,10 @@ const STYLE = `
   .tool p { margin: .25rem 0; overflow-wrap: anywhere; }
   .tool details { margin: .25rem 0 .75rem; }
   .tool details pre { padding: .5rem; border: 1px solid #8884; border-radius: .25rem; font-size: .85rem; }
+  fieldset.scopes { border: 1px solid #8884; border-radius: .25rem; }
+  fieldset.scopes p { margin: .5rem 0; }
+  .warning { color: #a33; }
+  @media (prefers-color-scheme: dark) { .warning { color: #f99; } }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 

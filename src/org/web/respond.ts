@@ -30,6 +30,14 @@ export function formField(body: unknown, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Every value of a field a form sends several times (ticked checkboxes): none when absent. */
+export function formFields(body: unknown, name: string): string[] {
+  if (!body || typeof body !== 'object') return [];
+  const value = (body as Record<string, unknown>)[name];
+  const values = Array.isArray(value) ? value : [value];
+  return values.filter((item): item is string => typeof item === 'string');
+}
+
 /** The answer to a form whose CSRF token is missing or wrong: nothing was done. */
 export function sendCsrfFailure(reply: FastifyReply): FastifyReply {
   return sendPage(
