@@ -20,9 +20,10 @@ import { orgErrors } from './errors.js';
 import type { GateVerdict } from './gate/index.js';
 import { RISKS } from './gate/index.js';
 import { newId } from './ids.js';
-import { failOperation, failure, findOperation, resumeOperation, toOperationRecord, operationRecord } from './operations/operations.js';
+import { failOperation, failure, findOperation, resolvedByRecord, resumeOperation, toOperationRecord, toResolvedBy, operationRecord } from './operations/operations.js';
 import type { OperationRow } from './operations/states.js';
 import { createLearnedRule, mayGovern } from './rules.js';
+import { oauthClients } from '../auth/schema.js';
 import { agents, capabilities, decisions, organization, people } from './schema.js';
 
 export const DECISION_STATUSES = ['pending', 'approved', 'denied', 'expired'] as const;
@@ -62,8 +63,8 @@ export const decisionRecord = z.object({
   requested_at: z.string(),
   expires_at: z.string(),
   resolved_at: z.string().optional(),
-  /** The person who approved or denied it. */
-  resolved_by: z.object({ person_id: z.string(), name: z.string() }).optional(),
+  /** Who approved or denied it, and where (operations.ts `resolvedByRecord`). */
+  resolved_by: resolvedByRecord.optional(),
   note: z.string().optional(),
 });
 export type DecisionRecord = z.infer<typeof decisionRecord>;
@@ -129,7 +130,7 @@ export async function moveDecision(
   db: Queryable,
   id: string,
   event: DecisionEvent,
-  changes: { resolvedBy?: string; note?: string | null } = {},
+  changes: { resolvedBy?: string; resolvedVia?: string; note?: string | null } = {},
 ): Promise<DecisionRow> {
   const transition: DecisionTransition = DECISION_TRANSITIONS[event];
   const due = transition.when === 'before_expiry' ? sql`${decisions.expiresAt} > now()` : sql`${decisions.expiresAt} <= now()`;
@@ -173,7 +174,11 @@ export async function resolveDecision(ctx: OrgContext, db: Queryable, resolution
   if (resolution.remember?.until && Date.parse(resolution.remember.until) <= Date.now()) {
     throw orgErrors.invalidRequest('remember.until must be in the future');
   }
-  const moved = await moveDecision(db, decision.id, resolution.outcome, { resolvedBy: resolver.person.id, note: resolution.note ?? null });
+  const moved = await moveDecision(db, decision.id, resolution.outcome, {
+    resolvedBy: resolver.person.id,
+    resolvedVia: resolver.clientId ?? 'inbox',
+    note: resolution.note ?? null,
+  });
   let operation: OperationRow;
   if (resolution.outcome === 'approve') {
     operation = await resumeOperation(db, moved.operationId);
@@ -213,18 +218,35 @@ export async function decisionsFor(
   else if (filter.status && filter.status !== 'all') conditions.push(eq(decisions.status, filter.status));
   if (resolver.clientId) conditions.push(or(isNull(agents.clientId), ne(agents.clientId, resolver.clientId)));
   const rows = await db
-    .select({ decision: decisions, agentName: agents.name, capabilityKey: capabilities.key, capabilityName: capabilities.name, resolverName: people.name })
+    .select({
+      decision: decisions,
+      agentName: agents.name,
+      capabilityKey: capabilities.key,
+      capabilityName: capabilities.name,
+      resolverName: people.name,
+      resolverClientName: oauthClients.name,
+    })
     .from(decisions)
     .innerJoin(agents, eq(agents.id, decisions.agentId))
     .innerJoin(capabilities, eq(capabilities.id, decisions.capabilityId))
     .leftJoin(people, eq(people.id, decisions.resolvedBy))
+    .leftJoin(oauthClients, eq(oauthClients.id, decisions.resolvedVia))
     .where(and(...conditions))
     .orderBy(desc(decisions.requestedAt))
     .limit(filter.limit ?? 100);
-  return rows.map(({ decision, agentName, capabilityKey, capabilityName, resolverName }) => toDecisionRecord(decision, agentName, capabilityKey, capabilityName, resolverName));
+  return rows.map(({ decision, agentName, capabilityKey, capabilityName, resolverName, resolverClientName }) =>
+    toDecisionRecord(decision, agentName, capabilityKey, capabilityName, resolverName, resolverClientName),
+  );
 }
 
-function toDecisionRecord(row: DecisionRow, agentName: string, capabilityKey: string, capabilityName: string, resolverName: string | null): DecisionRecord {
+function toDecisionRecord(
+  row: DecisionRow,
+  agentName: string,
+  capabilityKey: string,
+  capabilityName: string,
+  resolverName: string | null,
+  resolverClientName: string | null,
+): DecisionRecord {
   // A pending decision past its time is expired even before the expiry job has run.
   const status = row.status === 'pending' && Date.parse(toIso(row.expiresAt)) <= Date.now() ? 'expired' : row.status;
   return {
@@ -238,7 +260,7 @@ function toDecisionRecord(row: DecisionRow, agentName: string, capabilityKey: st
     requested_at: toIso(row.requestedAt),
     expires_at: toIso(row.expiresAt),
     ...(row.resolvedAt && row.status !== 'pending' ? { resolved_at: toIso(row.resolvedAt) } : {}),
-    ...(row.resolvedBy && resolverName !== null ? { resolved_by: { person_id: row.resolvedBy, name: resolverName } } : {}),
+    ...(row.resolvedBy && resolverName !== null ? { resolved_by: toResolvedBy(row.resolvedBy, resolverName, row.resolvedVia, resolverClientName) } : {}),
     ...(row.note ? { note: row.note } : {}),
   };
 }
@@ -269,3 +291,4 @@ export function decisionJobHandlers(ctx: OrgContext) {
     });
   });
 }
+

@@ -231,6 +231,8 @@ export const decisions = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'string' }).notNull(),
     resolvedAt: timestamp('resolved_at', { withTimezone: true, mode: 'string' }),
     resolvedBy: text('resolved_by').references(() => people.id, { onDelete: 'set null' }),
+    /** Where the person resolved it: `inbox`, or the id of the MCP client they resolved it through. */
+    resolvedVia: text('resolved_via'),
     note: text('note'),
   },
   (table) => [index('decisions_status_idx').on(table.status, table.requestedAt)],

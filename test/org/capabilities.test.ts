@@ -220,7 +220,10 @@ rules:
     expect(done).toMatchObject({ status: 'succeeded', decision_id: paused.decision_id });
     expectOneSignedCall('/wire', paused.operation_id, { amount: 250 });
     const resolved = (await governor.callOk('list_decisions', { status: 'approved' })).decisions.find((item: any) => item.id === paused.decision_id);
-    expect(resolved).toMatchObject({ status: 'approved', note: 'fine this once', resolved_by: { name: 'Owner' }, action: { capability_key: 'wire_money', input: { amount: 250 } } });
+    expect(resolved).toMatchObject({ status: 'approved', note: 'fine this once', resolved_by: { name: 'Owner', via: 'inbox' }, action: { capability_key: 'wire_money', input: { amount: 250 } } });
+    expect(resolved.resolved_by.client).toBeUndefined();
+    // get_operation says who decided and where.
+    expect(done.decision).toEqual({ status: 'approved', note: 'fine this once', resolved_by: { person_id: expect.any(String), name: 'Owner', via: 'inbox' } });
   });
 
   it('deny fails the operation with denied and sends nothing', async () => {
@@ -340,7 +343,15 @@ rules:
       const [decision] = (await governor.callOk('list_decisions')).decisions;
       expect(decision.reasons).toEqual(["the cost 5 is over the agent's remaining budget of 3 units this month"]);
       await governor.callOk('resolve_decision', { decision_id: second.decision_id, outcome: 'approve' });
-      expect(await settle(actor, second.operation_id)).toMatchObject({ status: 'succeeded' });
+      const approved = await settle(actor, second.operation_id);
+      expect(approved).toMatchObject({ status: 'succeeded' });
+      // A client resolved it: the record names the person and the client, never "a person in the inbox".
+      expect(approved.decision.resolved_by).toEqual({
+        person_id: expect.any(String),
+        name: 'Owner',
+        via: 'client',
+        client: { id: governor.connected.clientId, name: 'Governing client' },
+      });
       const usage = await org.service.database.rows<{ units: number }>(sql`SELECT used AS units FROM agent_usage WHERE agent_id = ${agentId}`);
       expect(usage).toEqual([{ units: 10 }]);
     } finally {

@@ -20,7 +20,8 @@ import { toIso } from '../../platform/time.js';
 import type { OrgContext } from '../context.js';
 import { OPERATION_FAILURES, orgErrors, type OperationFailure } from '../errors.js';
 import { newId } from '../ids.js';
-import { operations } from '../schema.js';
+import { oauthClients } from '../../auth/schema.js';
+import { decisions, operations, people } from '../schema.js';
 import { isAnswered, move, OPERATION_KINDS, OPERATION_STATUSES, type OperationKind, type OperationRow } from './states.js';
 
 export const operationError = z.object({ code: z.string(), message: z.string() });
@@ -34,6 +35,25 @@ export const progressEvent = z.object({
 export type ProgressEvent = z.infer<typeof progressEvent>;
 
 /** The operation as tools show it (DESIGN 4.3 "Shapes"); also every work tool's `outputSchema`. */
+/**
+ * Who resolved a decision: always a person, and where — `inbox` (the web page) or `client` (through that MCP
+ * client); `unrecorded` for decisions resolved before this was kept. The record never says a person decided in
+ * the inbox when they did it through a client.
+ */
+export const resolvedByRecord = z.object({
+  person_id: z.string(),
+  name: z.string(),
+  via: z.enum(['inbox', 'client', 'unrecorded']),
+  client: z.object({ id: z.string(), name: z.string().nullable() }).optional(),
+});
+export type ResolvedByRecord = z.infer<typeof resolvedByRecord>;
+
+export function toResolvedBy(personId: string, name: string, via: string | null, clientName: string | null): ResolvedByRecord {
+  if (via === 'inbox') return { person_id: personId, name, via: 'inbox' };
+  if (via === null) return { person_id: personId, name, via: 'unrecorded' };
+  return { person_id: personId, name, via: 'client', client: { id: via, name: clientName } };
+}
+
 export const operationRecord = z.object({
   operation_id: z.string(),
   kind: z.enum(OPERATION_KINDS),
@@ -46,6 +66,8 @@ export const operationRecord = z.object({
   result: z.unknown().optional(),
   error: operationError.optional(),
   decision_id: z.string().optional(),
+  /** get_operation: the decision the operation waited for, once resolved, with who resolved it and where. */
+  decision: z.object({ status: z.string(), resolved_by: resolvedByRecord.optional(), note: z.string().optional() }).optional(),
 });
 export type OperationRecord = z.infer<typeof operationRecord>;
 
@@ -172,7 +194,23 @@ export async function findOperation(db: Queryable, id: string): Promise<Operatio
 export async function getOperation(db: Queryable, id: string, personId: string): Promise<OperationRecord> {
   const row = await findOperation(db, id);
   if (!row || row.personId !== personId) throw orgErrors.notFound('operation');
-  return toOperationRecord(row);
+  const record = toOperationRecord(row);
+  if (!row.decisionId) return record;
+  const [decision] = await db
+    .select({ status: decisions.status, resolvedBy: decisions.resolvedBy, via: decisions.resolvedVia, note: decisions.note, name: people.name, clientName: oauthClients.name })
+    .from(decisions)
+    .leftJoin(people, eq(people.id, decisions.resolvedBy))
+    .leftJoin(oauthClients, eq(oauthClients.id, decisions.resolvedVia))
+    .where(eq(decisions.id, row.decisionId));
+  if (!decision) return record;
+  return {
+    ...record,
+    decision: {
+      status: decision.status,
+      ...(decision.resolvedBy && decision.name !== null ? { resolved_by: toResolvedBy(decision.resolvedBy, decision.name, decision.via, decision.clientName) } : {}),
+      ...(decision.note ? { note: decision.note } : {}),
+    },
+  };
 }
 
 /**

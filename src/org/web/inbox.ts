@@ -9,6 +9,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { decisionsFor, resolveDecision } from '../decisions.js';
+import type { ResolvedByRecord } from '../operations/operations.js';
 import { listSpaceIdsOfPerson } from '../spaces.js';
 import { answerTask, answerTaskInput, listOpenTaskQuestions } from '../tasks.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
@@ -29,6 +30,9 @@ export function registerInboxPage(app: FastifyInstance, web: WebContext): void {
     if (!session) return reply.redirect(signInUrl('/inbox'), 303);
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
     const pending = await decisionsFor(ctx.db, { person: session.person, clientId: null }, { status: 'pending' });
+    const recent = (await decisionsFor(ctx.db, { person: session.person, clientId: null }, { status: 'all', limit: 40 }))
+      .filter((decision) => decision.status !== 'pending')
+      .slice(0, 20);
     const done = DONE[(request.query as Record<string, string>).done ?? ''];
     const spaceIds = await listSpaceIdsOfPerson(ctx.db, session.person.id);
     const questions = await listOpenTaskQuestions(ctx.db, spaceIds);
@@ -81,7 +85,21 @@ ${questions.length
 </form>
 </section>`,
     )
-  : html`<p>No open questions.</p>`}`;
+  : html`<p>No open questions.</p>`}
+<h2>Recently resolved</h2>
+${recent.length
+  ? html`<table class="stack">
+<thead><tr><th scope="col">Action</th><th scope="col">Outcome</th><th scope="col">Resolved by</th><th scope="col">When</th></tr></thead>
+<tbody>${recent.map(
+      (decision) => html`<tr>
+<th scope="row"><a href="/inbox/decisions/${decision.id}">${decision.action.capability_name}</a></th>
+<td data-label="Outcome">${decision.status}</td>
+<td data-label="Resolved by">${decision.resolved_by ? describeResolver(decision.resolved_by) : 'nobody (it expired)'}</td>
+<td data-label="When">${formatTime(decision.resolved_at ?? decision.expires_at)}</td>
+</tr>`,
+    )}</tbody>
+</table>`
+  : html`<p>Nothing resolved yet.</p>`}`;
     return sendPersonalPage(web, reply, session, csrf, 'Inbox', body);
   });
 
@@ -124,4 +142,11 @@ ${questions.length
 /** A date picked in the form means "through that day" (UTC). */
 function endOfDay(date: string): string {
   return /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T23:59:59.999Z` : date;
+}
+
+/** "Ada, in the inbox" or "Ada, through the client Claude (client id …)". */
+export function describeResolver(by: ResolvedByRecord): string {
+  if (by.via === 'inbox') return `${by.name}, in the inbox`;
+  if (by.via === 'client' && by.client) return `${by.name}, through the client ${by.client.name ?? 'without a name'} (client id ${by.client.id})`;
+  return `${by.name}, through an MCP client`;
 }

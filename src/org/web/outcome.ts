@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { decisionsFor } from '../decisions.js';
 import { findOperation, toOperationRecord } from '../operations/operations.js';
 import { issueCsrfToken } from './csrf.js';
+import { describeResolver } from './inbox.js';
 import { formatTime, html } from './html.js';
 import { sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
@@ -35,7 +36,7 @@ export function registerOutcomePage(app: FastifyInstance, web: WebContext): void
     const result = operation?.result === undefined ? undefined : JSON.stringify(operation.result, null, 2);
     const body = html`<h1>${decision.action.capability_name}: ${decision.status}</h1>
 <dl>
-<dt>Decision</dt><dd>${decision.status}${decision.resolved_by ? html` by ${decision.resolved_by.name}` : ''}${decision.resolved_at ? html`, ${formatTime(decision.resolved_at)}` : ''}</dd>
+<dt>Decision</dt><dd>${decision.status}${decision.resolved_by ? html` by ${describeResolver(decision.resolved_by)}` : ''}${decision.resolved_at ? html`, ${formatTime(decision.resolved_at)}` : ''}</dd>
 <dt>Agent</dt><dd>${decision.agent.name}</dd>
 <dt>Arguments</dt><dd><pre>${JSON.stringify(decision.action.input, null, 2)}</pre></dd>
 <dt>Operation</dt><dd><code>${decision.operation_id}</code></dd>
