@@ -24,7 +24,7 @@ import { failOperation, failure, findOperation, resolvedByRecord, resumeOperatio
 import type { OperationRow } from './operations/states.js';
 import { createLearnedRule, mayGovern } from './rules.js';
 import { oauthClients } from '../auth/schema.js';
-import { agents, capabilities, decisions, organization, people } from './schema.js';
+import { agents, capabilities, decisions, operations, organization, people } from './schema.js';
 
 export const DECISION_STATUSES = ['pending', 'approved', 'denied', 'expired'] as const;
 export type DecisionStatus = (typeof DECISION_STATUSES)[number];
@@ -292,3 +292,60 @@ export function decisionJobHandlers(ctx: OrgContext) {
   });
 }
 
+/** What a person weighs before deciding (issue 16 item 9): who asked and through what, the cost, where it goes. */
+export interface DecisionContext {
+  askedBy: { name: string; email: string } | null;
+  client: { id: string; name: string | null } | null;
+  cost: number;
+  /** The agent's monthly budget and what it used this month; budget null when it has none. */
+  budget: number | null;
+  used: number;
+  /** Where the connector sends the action: a webhook's origin and path, or the content service's action. */
+  destination: string;
+}
+
+export async function decisionContexts(db: Queryable, decisionIds: readonly string[]): Promise<Map<string, DecisionContext>> {
+  if (decisionIds.length === 0) return new Map();
+  const rows = await db
+    .select({
+      id: decisions.id,
+      askerName: people.name,
+      askerEmail: people.email,
+      clientId: operations.clientId,
+      clientName: oauthClients.name,
+      cost: capabilities.cost,
+      connector: capabilities.connector,
+      budget: agents.budget,
+      used: sql<number>`coalesce((SELECT used FROM agent_usage WHERE agent_id = ${decisions.agentId} AND month = to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM')), 0)`.mapWith(Number),
+    })
+    .from(decisions)
+    .innerJoin(operations, eq(operations.id, decisions.operationId))
+    .innerJoin(capabilities, eq(capabilities.id, decisions.capabilityId))
+    .innerJoin(agents, eq(agents.id, decisions.agentId))
+    .leftJoin(people, eq(people.id, operations.personId))
+    .leftJoin(oauthClients, eq(oauthClients.id, operations.clientId))
+    .where(inArray(decisions.id, [...decisionIds]));
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        askedBy: row.askerName !== null && row.askerEmail !== null ? { name: row.askerName, email: row.askerEmail } : null,
+        client: row.clientId ? { id: row.clientId, name: row.clientName } : null,
+        cost: row.cost,
+        budget: row.budget,
+        used: row.used,
+        destination: describeDestination(row.connector as { kind: string; url?: string; action?: string }),
+      },
+    ]),
+  );
+}
+
+function describeDestination(connector: { kind: string; url?: string; action?: string }): string {
+  if (connector.kind === 'content') return `the content service (${connector.action})`;
+  try {
+    const url = new URL(connector.url ?? '');
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return String(connector.url);
+  }
+}

@@ -204,6 +204,11 @@ rules:
       await expect(page.getByRole('navigation').getByRole('link', { name: /Inbox/ }).textContent()).resolves.toContain('(1)');
       const decision = page.getByRole('region', { name: 'Decision Wire money' });
       await expect(decision.textContent()).resolves.toMatch(/Acting client[\s\S]*high[\s\S]*autonomy 2[\s\S]*"amount": 250/);
+      // Who asked, through what, when; the cost against the budget; where the action goes.
+      const details = await decision.textContent();
+      expect(details).toContain(`Asked byOwner (${OWNER.email}), through the client Acting client (client id ${actor.connected.clientId}), `);
+      expect(details).toContain('Cost0 units (no monthly budget)');
+      expect(details).toContain(`Sends to${receiver.url}/wire`);
       await decision.getByLabel('Note (optional)').fill('fine this once');
       await decision.getByRole('button', { name: 'Approve' }).click();
       // Approve lands on what became of the action; the page refreshes itself until it has ended.

@@ -8,7 +8,7 @@
  * and Answer (POST /inbox/answer), answered exactly as `answer_task` does.
  */
 import type { FastifyInstance } from 'fastify';
-import { decisionsFor, resolveDecision } from '../decisions.js';
+import { decisionContexts, decisionsFor, resolveDecision, type DecisionContext } from '../decisions.js';
 import type { ResolvedByRecord } from '../operations/operations.js';
 import { listSpaceIdsOfPerson } from '../spaces.js';
 import { answerTask, answerTaskInput, listOpenTaskQuestions } from '../tasks.js';
@@ -30,6 +30,7 @@ export function registerInboxPage(app: FastifyInstance, web: WebContext): void {
     if (!session) return reply.redirect(signInUrl('/inbox'), 303);
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
     const pending = await decisionsFor(ctx.db, { person: session.person, clientId: null }, { status: 'pending' });
+    const contexts = await decisionContexts(ctx.db, pending.map((decision) => decision.id));
     const recent = (await decisionsFor(ctx.db, { person: session.person, clientId: null }, { status: 'all', limit: 40 }))
       .filter((decision) => decision.status !== 'pending')
       .slice(0, 20);
@@ -47,6 +48,7 @@ ${pending.length
 <dl>
 <dt>Capability</dt><dd>${decision.action.capability_key}</dd>
 <dt>Agent</dt><dd>${decision.agent.name}</dd>
+${askedBy(contexts.get(decision.id), decision.requested_at)}
 <dt>Risk</dt><dd>${decision.risk}</dd>
 <dt>Why it paused</dt><dd><ul>${decision.reasons.map((reason) => html`<li>${reason}</li>`)}</ul></dd>
 <dt>Arguments</dt><dd><pre>${JSON.stringify(decision.action.input, null, 2)}</pre></dd>
@@ -149,4 +151,15 @@ export function describeResolver(by: ResolvedByRecord): string {
   if (by.via === 'inbox') return `${by.name}, in the inbox`;
   if (by.via === 'client' && by.client) return `${by.name}, through the client ${by.client.name ?? 'without a name'} (client id ${by.client.id})`;
   return `${by.name}, through an MCP client`;
+}
+
+/** Who asked and when, what it costs against the agent's budget, and where the action goes. */
+function askedBy(context: DecisionContext | undefined, requestedAt: string) {
+  if (!context) return '';
+  const who = context.askedBy ? `${context.askedBy.name} (${context.askedBy.email})` : 'a person no longer in the organization';
+  const through = context.client ? `through the client ${context.client.name ?? 'without a name'} (client id ${context.client.id})` : 'through the agent API';
+  const remaining = context.budget === null ? 'no monthly budget' : `${Math.max(context.budget - context.used, 0)} of ${context.budget} units left this month`;
+  return html`<dt>Asked by</dt><dd>${who}, ${through}, ${formatTime(requestedAt)}</dd>
+<dt>Cost</dt><dd>${context.cost} units (${remaining})</dd>
+<dt>Sends to</dt><dd><code>${context.destination}</code></dd>`;
 }
