@@ -40,6 +40,8 @@ export async function revokeGrants(db: Db, grantIds: string[]): Promise<void> {
 export interface Connection {
   clientId: string;
   clientName: string;
+  /** The hosts of the client's registered redirect URIs: where consent sends the person back. */
+  redirectHosts: string[];
   scopes: string[];
   connectedAt: string;
   lastUsedAt?: string;
@@ -54,11 +56,12 @@ export async function listConnections(ctx: AuthContext, personId: string): Promi
     client_id: string;
     kind: 'registered' | 'metadata_document';
     name: string | null;
+    redirect_uris: string[];
     scopes: string[];
     created_at: string;
     last_used_at: string | null;
   }>(sql`
-    SELECT g.client_id, c.kind, c.name, g.scopes, g.created_at::text, g.last_used_at::text
+    SELECT g.client_id, c.kind, c.name, c.redirect_uris, g.scopes, g.created_at::text, g.last_used_at::text
       FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
      WHERE g.person_id = ${personId} AND g.revoked_at IS NULL
        AND (EXISTS (SELECT 1 FROM oauth_tokens t
@@ -71,6 +74,7 @@ export async function listConnections(ctx: AuthContext, personId: string): Promi
     const connection = connections.get(grant.client_id) ?? {
       clientId: grant.client_id,
       clientName: clientDisplayName({ id: grant.client_id, kind: grant.kind, name: grant.name }),
+      redirectHosts: [...new Set(grant.redirect_uris.map(hostOf))],
       scopes: [],
       connectedAt: toIso(grant.created_at),
     };
@@ -94,3 +98,10 @@ export async function disconnectClient(ctx: AuthContext, personId: string, clien
   );
 }
 
+function hostOf(uri: string): string {
+  try {
+    return new URL(uri).host || uri;
+  } catch {
+    return uri;
+  }
+}

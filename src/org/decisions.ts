@@ -220,7 +220,9 @@ export async function decisionsFor(
   const rows = await db
     .select({
       decision: decisions,
-      agentName: agents.name,
+      // A connected client's agent is named as the client registered itself: marked, so that an application
+      // calling itself "Scribe" is never shown as the organization's agent Scribe.
+      agentName: sql<string>`CASE WHEN ${agents.kind} = 'client' THEN ${agents.name} || ' (connected application)' ELSE ${agents.name} END`,
       capabilityKey: capabilities.key,
       capabilityName: capabilities.name,
       resolverName: people.name,

@@ -31,11 +31,12 @@ describe.each(engines)('a person’s connected clients on %s', (engine) => {
       {
         clientId: first.clientId,
         clientName: 'First',
+        redirectHosts: [expect.any(String)],
         scopes: ['service:ask', 'memory:read', 'task:read'],
         connectedAt: expect.stringMatching(/Z$/),
         lastUsedAt: expect.stringMatching(/Z$/),
       },
-      { clientId: second.clientId, clientName: 'Second', scopes: ['governance:admin'], connectedAt: expect.stringMatching(/Z$/) },
+      { clientId: second.clientId, clientName: 'Second', redirectHosts: [expect.any(String)], scopes: ['governance:admin'], connectedAt: expect.stringMatching(/Z$/) },
     ]);
     expect(await verifyAccessToken(org.service.ctx, tokens.access_token, first.resource)).not.toBeNull();
     expect(await listConnections(org.service.ctx, 'someone_else')).toEqual([]);

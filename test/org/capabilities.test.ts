@@ -235,7 +235,7 @@ rules:
     const paused = await execute({ amount: 300 }, 'wire_money', { wait_seconds: 10 });
     const listed = (await governor.callOk('list_decisions')).decisions;
     expect(listed.map((item: any) => item.id)).toEqual([paused.decision_id]);
-    expect(listed[0]).toMatchObject({ status: 'pending', risk: 'high', agent: { name: 'Acting client' }, operation_id: paused.operation_id });
+    expect(listed[0]).toMatchObject({ status: 'pending', risk: 'high', agent: { name: 'Acting client (connected application)' }, operation_id: paused.operation_id });
     const answer = await governor.callOk('resolve_decision', { decision_id: paused.decision_id, outcome: 'deny', note: 'no' });
     expect(answer.decision).toMatchObject({ id: paused.decision_id, status: 'denied', note: 'no' });
     expect(answer.operation).toMatchObject({ status: 'failed', error: { code: 'denied' } });

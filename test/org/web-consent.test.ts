@@ -97,7 +97,7 @@ describe.each(engines)('consent and connections pages on %s', (engine) => {
     expect(consent.text).toContain(`<h1>Allow ${shown} to act for you?</h1>`);
     await connectClient(org, { browser, clientName, scopes: ['task:read'] });
     const connections = await browser.get('/connections');
-    expect(connections.text).toContain(`<th scope="row">${shown}</th>`);
+    expect(connections.text).toMatch(new RegExp(`">${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</label>`));
     expect([consent.text, connections.text].join('')).not.toMatch(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/);
   });
 
@@ -148,7 +148,7 @@ describe.each(engines)('consent and connections pages on %s', (engine) => {
     const browser = await signedIn();
     const { accessToken } = await connectClient(org, { browser, clientName: 'Listed App', scopes: ['task:read'] });
     const page = await browser.get('/connections');
-    expect(page.text).toContain('<th scope="row">Listed App</th>');
+    expect(page.text).toMatch(/<label class="inline" for="pick-[^"]+">Listed App<\/label>\s*<br><small>application; client id <code>[^<]+<\/code>; returns to 127\.0\.0\.1<\/small>/);
     expect(page.text).toContain('<li>task:read</li>');
     const clientIds = [...page.text.matchAll(/name="client_id" value="([^"]+)"/g)].map((match) => match[1]);
     const forged = await browser.post('/connections/disconnect', { client_id: clientIds[0] });
@@ -160,6 +160,35 @@ describe.each(engines)('consent and connections pages on %s', (engine) => {
     // Authenticated MCP answers, like every org answer, are never stored by a cache.
     expect(mcp.headers.get('cache-control')).toBe('no-store');
     await mcp.text();
+  });
+
+  it('tells apart an application named like a declared agent, and disconnects several at once', async () => {
+    const browser = await signedIn();
+    // The assistant is an agent of every organization: an application calling itself "Assistant" is not it.
+    const first = await connectClient(org, { browser, clientName: 'Assistant', scopes: ['task:read'] });
+    const second = await connectClient(org, { browser, clientName: 'Second App', scopes: ['task:read'] });
+    const kept = await connectClient(org, { browser, clientName: 'Kept App', scopes: ['task:read'] });
+    const page = await browser.get('/connections');
+    expect(page.text).toMatch(/>Assistant<\/label>\s*<br><small>application, <strong>not the organization's agent of that name<\/strong>; client id <code>/);
+    const answered = await browser.post('/connections/disconnect', {
+      csrf: browser.hidden(page.text, 'csrf'),
+      client_id: [first.clientId, second.clientId],
+      selected: '1',
+    });
+    expect(answered.status).toBe(303);
+    const after = (await browser.get('/connections')).text;
+    expect(after).not.toContain(first.clientId);
+    expect(after).not.toContain(second.clientId);
+    expect(after).toContain(kept.clientId);
+    const call = (token: string) =>
+      fetch(`${org.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      });
+    expect((await call(first.accessToken)).status).toBe(401);
+    expect((await call(second.accessToken)).status).toBe(401);
+    expect((await call(kept.accessToken)).status).toBe(200);
   });
 
   it.each(['/health', '/oauth/token', '/connections', '/no-such-page'])('answers %s with Cache-Control: no-store', async (route) => {
