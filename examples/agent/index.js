@@ -7,6 +7,8 @@
 //   (202) and worked on: a progress event, then /complete;
 // - an assigned task is accepted, the agent asks its people a question (/questions), and completes the task
 //   once the answer arrives as a `type: answer` delivery;
+// - a capability action (`type: capability`, from a webhook connector pointing here) is done at once: 200 with
+//   what was sent;
 // - a repeated delivery (same webhook-id) gets the first answer again and is not worked twice.
 import http from 'node:http';
 import { Webhook } from 'standardwebhooks';
@@ -65,6 +67,12 @@ function receive(delivery) {
       await api('complete', { result: { done: true, told: delivery.answer?.text ?? delivery.text ?? null } });
     });
     return { status: 202, body: { accepted: true } };
+  }
+  if (delivery.type === 'capability') {
+    // A capability whose webhook connector points here (org.yaml: notify_team): the action, approved by the
+    // gate or a person, arrives once per webhook-id; "doing" it here is logging it.
+    log({ event: 'capability', capability: delivery.capability?.key, input: delivery.input });
+    return { status: 200, body: { sent: true, capability: delivery.capability?.key ?? null, text: delivery.input?.text ?? null } };
   }
   return { status: 400, body: { error: `unknown delivery type ${delivery.type}` } };
 }
