@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ContentConfig, DatabaseConfig } from '../../src/config.js';
 import { createContentService } from '../../src/content/service.js';
+import { withLoadingDatabase } from './loading-database.js';
 import { serveChild, startChild, type ChildServer, type StartChildOptions } from './child.js';
 import { seedContent, type SeedFacts, type SeedOptions } from './content-seed.js';
 
@@ -43,7 +44,8 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
       logLevel: 'info',
     };
     const service = await createContentService(config, { readCaches: options.readCaches ?? true });
-    const facts = options.seed ? await seedContent(service.ctx.database, options.seed) : null;
+    const seed = options.seed;
+    const facts = seed ? await withLoadingDatabase(config.database, service.ctx.database, (database) => seedContent(database, seed)) : null;
     const url = await service.listen();
     return { url, info: facts, close: () => service.close() };
   });

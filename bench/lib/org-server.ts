@@ -15,6 +15,7 @@ import { secretResolver, type DatabaseConfig, type OrgConfig } from '../../src/c
 import { recordClientAgent } from '../../src/org/agents.js';
 import { createOrgService } from '../../src/org/service.js';
 import { serveChild, startChild, type ChildServer, type StartChildOptions } from './child.js';
+import { withLoadingDatabase } from './loading-database.js';
 import { seedMemory, type MemorySeedFacts } from './org-seed.js';
 
 export interface OrgServerOptions {
@@ -71,7 +72,10 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
     );
     const byKey = async (table: 'agents' | 'capabilities') =>
       Object.fromEntries((await ctx.database.rows<{ key: string; id: string }>(sql`SELECT key, id FROM ${sql.identifier(table)}`)).map((row) => [row.key, row.id]));
-    const memory = options.memoryItems > 0 ? await seedMemory(ctx.database, { count: options.memoryItems, spaceId: space.id, person: owner }) : null;
+    const memory =
+      options.memoryItems > 0
+        ? await withLoadingDatabase(config.database, ctx.database, (database) => seedMemory(database, { count: options.memoryItems, spaceId: space.id, person: owner }))
+        : null;
     const url = await service.listen();
     config.publicUrl = url;
     config.authPublicUrl = url;
