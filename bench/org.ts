@@ -40,7 +40,7 @@ import { dropSchema } from '../src/platform/database.js';
 import type { ChildServer } from './lib/child.js';
 import { measure, type LoadCase, type LoadResult, type LoadSettings } from './lib/load.js';
 import { describeMachine, machineInfo } from './lib/machine.js';
-import { startWebhookReceiver } from '../test/org/webhook-receiver.js';
+import { startWebhookReceiver } from '../test/helpers/webhook-receiver.js';
 import { BENCH_OWNER_EMAIL, startOrgServer, type OrgServerInfo } from './lib/org-server.js';
 import { openOrgSession } from './lib/org.js';
 import { formatTable, writeResultsSection } from './lib/report.js';

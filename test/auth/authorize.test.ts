@@ -7,7 +7,7 @@ import {
 } from '../../src/auth/authorization.js';
 import { engines } from '../helpers/databases.js';
 import { startOrg, type TestOrg } from '../helpers/org.js';
-import { authorize, consentRequestId, PERSON, registerTestClient, type TestClient } from './flow.js';
+import { authorize, consentRequestId, PERSON, registerTestClient, type TestClient } from '../helpers/auth-flow.js';
 
 describe.each(engines)('the authorization endpoint on %s', (engine) => {
   let org: TestOrg;

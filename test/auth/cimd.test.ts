@@ -6,7 +6,7 @@ import { getAuthorizationRequest } from '../../src/auth/authorization.js';
 import { CIMD_LIMITS, isAllowedAddress } from '../../src/auth/cimd.js';
 import { engines } from '../helpers/databases.js';
 import { startOrg, type TestOrg } from '../helpers/org.js';
-import { authorize, authorizeAndApprove, consentRequestId, redeemCode, refresh, REDIRECT_URI, type TestClient } from './flow.js';
+import { authorize, authorizeAndApprove, consentRequestId, redeemCode, refresh, REDIRECT_URI, type TestClient } from '../helpers/auth-flow.js';
 import * as oauth from 'oauth4webapi';
 
 /** A local server of client ID metadata documents, good and bad, counting how often each is fetched. */

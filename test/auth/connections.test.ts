@@ -4,7 +4,7 @@ import { disconnectClient, listConnections } from '../../src/auth/grants.js';
 import { verifyAccessToken } from '../../src/auth/tokens.js';
 import { engines } from '../helpers/databases.js';
 import { startOrg, type TestOrg } from '../helpers/org.js';
-import { authorize, authorizeAndApprove, consentRequestId, oauthErrorCode, PERSON, redeemCode, refresh, registerTestClient } from './flow.js';
+import { authorize, authorizeAndApprove, consentRequestId, oauthErrorCode, PERSON, redeemCode, refresh, registerTestClient } from '../helpers/auth-flow.js';
 
 describe.each(engines)('a person’s connected clients on %s', (engine) => {
   let org: TestOrg;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAccessToken } from '../../src/auth/tokens.js';
 import { engines } from '../helpers/databases.js';
 import { startOrg, type TestOrg } from '../helpers/org.js';
-import { connectedClient, oauthErrorCode, refresh } from './flow.js';
+import { connectedClient, oauthErrorCode, refresh } from '../helpers/auth-flow.js';
 
 describe.each(engines)('refresh token reuse on %s', (engine) => {
   let org: TestOrg;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAccessToken } from '../../src/auth/tokens.js';
 import { engines } from '../helpers/databases.js';
 import { startOrg, type TestOrg } from '../helpers/org.js';
-import { authorizeAndApprove, connectedClient, postForm, registerTestClient } from './flow.js';
+import { authorizeAndApprove, connectedClient, postForm, registerTestClient } from '../helpers/auth-flow.js';
 
 const PARALLEL = 12;
 

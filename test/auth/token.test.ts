@@ -15,7 +15,7 @@ import {
   revoke,
   type Approved,
   type TestClient,
-} from './flow.js';
+} from '../helpers/auth-flow.js';
 
 describe.each(engines)('the token endpoint on %s', (engine) => {
   let org: TestOrg;

@@ -3,7 +3,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from './run-cli.js';
+import { runCli, type CliResult } from '../helpers/run-cli.js';
 
 /** One line on stderr naming the problem, exit code 1, no stack trace. */
 function expectOneLineError(result: CliResult, message: string | RegExp): void {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './run-cli.js';
+import { runCli } from '../helpers/run-cli.js';
 
 describe('atrium explains itself', () => {
   it('prints its version with --version', async () => {

@@ -13,7 +13,7 @@ import { authenticate } from '../../src/org/people.js';
 import { people, webSessions } from '../../src/org/schema.js';
 import { openDatabase } from '../../src/platform/database.js';
 import { createScratchDatabase, engines } from '../helpers/databases.js';
-import type { CliResult } from './run-cli.js';
+import type { CliResult } from '../helpers/run-cli.js';
 
 const cli = path.resolve('bin/atrium.js');
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actor, startContent, type TestContent } from '../helpers/content.js';
 import { engines } from '../helpers/databases.js';
-import { initializeMessage, post } from './mcp/mcp-client.js';
+import { initializeMessage, post } from '../helpers/content-mcp-client.js';
 
 describe.each(engines)('Cache-Control of authenticated content responses on %s', (engine) => {
   let content: TestContent;

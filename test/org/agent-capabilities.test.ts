@@ -12,9 +12,9 @@ import { runCapability } from '../../src/org/capabilities.js';
 import { findOperation } from '../../src/org/operations/operations.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { newWebhookSecret, startReceiver, type Receiver } from './agents-at-work.js';
-import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
-import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
+import { newWebhookSecret, startReceiver, type Receiver } from '../helpers/agents-at-work.js';
+import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const AGENT_SECRET = newWebhookSecret();
 const HOOK_SECRET = newWebhookSecret();

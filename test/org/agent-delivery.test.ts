@@ -14,8 +14,8 @@ import { chargeAgent, usageMonth } from '../../src/org/agent-usage.js';
 import { runDueTasks } from '../../src/org/tasks.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { closedPort, newWebhookSecret, startExampleAgent, startReceiver, type Answer, type ExampleAgent, type ReceivedDelivery, type Receiver } from './agents-at-work.js';
-import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
+import { closedPort, newWebhookSecret, startExampleAgent, startReceiver, type Answer, type ExampleAgent, type ReceivedDelivery, type Receiver } from '../helpers/agents-at-work.js';
+import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 
 const ECHO_SECRET = newWebhookSecret();
 const SCRIPTED_SECRET = newWebhookSecret();

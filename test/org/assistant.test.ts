@@ -8,9 +8,9 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NOTHING_KNOWN } from '../../src/org/assistant/extractive.js';
 import { engines } from '../helpers/databases.js';
-import { BEA, memoryFingerprint, NOMAD, startMemoryOrg, type MemoryOrg } from './memory-fixture.js';
-import { startModelStandIn, type ModelStandIn } from './model-stand-in.js';
-import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
+import { BEA, memoryFingerprint, NOMAD, startMemoryOrg, type MemoryOrg } from '../helpers/memory-fixture.js';
+import { startModelStandIn, type ModelStandIn } from '../helpers/model-stand-in.js';
+import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 
 describe.each(engines)('the assistant on %s', (engine) => {
   let m: MemoryOrg;

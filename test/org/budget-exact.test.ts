@@ -12,9 +12,9 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, postgresUrl, testDatabase, type Engine, type TestDatabase } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectClient } from './oauth-flow.js';
-import { openOrgMcp, type OrgMcp } from './org-mcp.js';
-import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
+import { connectClient } from '../helpers/oauth-flow.js';
+import { openOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const BUDGET = 5;
 const CALLS = 30;

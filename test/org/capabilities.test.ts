@@ -13,10 +13,10 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
-import { openBrowser, signInAs } from './sdk-oauth.js';
-import { Browserless } from './web-client.js';
-import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
+import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { openBrowser, signInAs } from '../helpers/sdk-oauth.js';
+import { Browserless } from '../helpers/web-client.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const HOOK_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const MEMBER = { email: 'mia@example.com', password: 'mia-password-123' };

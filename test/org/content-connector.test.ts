@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContent, type TestContent } from '../helpers/content.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
-import { Browserless } from './web-client.js';
+import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { Browserless } from '../helpers/web-client.js';
 
 const POST = {
   title: 'Gates that ask before they publish',

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attemptDelivery } from '../../src/org/delivery/deliveries.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { newWebhookSecret, startReceiver, type Receiver } from './agents-at-work.js';
-import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
+import { newWebhookSecret, startReceiver, type Receiver } from '../helpers/agents-at-work.js';
+import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 
 describe.each(engines)('two claims of one delivery attempt on %s', (engine) => {
   let org: TestOrg;

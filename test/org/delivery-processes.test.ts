@@ -12,9 +12,9 @@ import type { OrgConfig } from '../../src/config.js';
 import { createScratchDatabase, postgresUrl, testDatabase, type TestDatabase } from '../helpers/databases.js';
 import { sendRequest } from '../helpers/http.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { closedPort, newWebhookSecret, startReceiver, type Answer, type Receiver } from './agents-at-work.js';
-import { connectClient } from './oauth-flow.js';
-import { connectOrgMcp, openOrgMcp } from './org-mcp.js';
+import { closedPort, newWebhookSecret, startReceiver, type Answer, type Receiver } from '../helpers/agents-at-work.js';
+import { connectClient } from '../helpers/oauth-flow.js';
+import { connectOrgMcp, openOrgMcp } from '../helpers/org-mcp.js';
 
 const SECRET = newWebhookSecret();
 

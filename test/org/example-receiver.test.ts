@@ -9,8 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { newWebhookSecret, startExampleAgent, type ExampleAgent } from './agents-at-work.js';
-import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
+import { newWebhookSecret, startExampleAgent, type ExampleAgent } from '../helpers/agents-at-work.js';
+import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 
 describe.each(engines)('the example agent as a capability receiver on %s', (engine) => {
   let agent: ExampleAgent;

@@ -10,8 +10,8 @@ import { ensureHousekeepingScheduled, HOUSEKEEPING_EVERY_SECONDS, HOUSEKEEPING_J
 import { countAttempt } from '../../src/platform/rate-limit.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectClient, initializeMessage, openMcpSession, postMcp, registerClient, startAuthorization } from './oauth-flow.js';
-import { Browserless } from './web-client.js';
+import { connectClient, initializeMessage, openMcpSession, postMcp, registerClient, startAuthorization } from '../helpers/oauth-flow.js';
+import { Browserless } from '../helpers/web-client.js';
 
 const DAY = "interval '1 day'";
 

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askTaskQuestion, startTask } from '../../src/org/tasks.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
-import { Browserless } from './web-client.js';
+import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { Browserless } from '../helpers/web-client.js';
 
 describe.each(engines)('task questions in the inbox on %s', (engine) => {
   let org: TestOrg;

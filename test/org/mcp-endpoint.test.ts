@@ -14,7 +14,7 @@ import { orgTools } from '../../src/org/mcp/server.js';
 import { defineOrgTool } from '../../src/org/mcp/tools.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectClient, initializeMessage, openMcpSession, postMcp } from './oauth-flow.js';
+import { connectClient, initializeMessage, openMcpSession, postMcp } from '../helpers/oauth-flow.js';
 
 /**
  * No org tool needs a scope yet (the scoped tools come with later issues), so the scope check is exercised

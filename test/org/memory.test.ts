@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordMemory } from '../../src/org/memory.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER } from '../helpers/org.js';
-import { BEA, memoryFingerprint, NOMAD, startMemoryOrg, type MemoryOrg } from './memory-fixture.js';
-import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
+import { BEA, memoryFingerprint, NOMAD, startMemoryOrg, type MemoryOrg } from '../helpers/memory-fixture.js';
+import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 
 describe.each(engines)('company memory on %s', (engine) => {
   let m: MemoryOrg;

@@ -11,8 +11,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { SCOPE_NAMES, SCOPES } from '../../src/auth/scopes.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { postMcp, initializeMessage } from './oauth-flow.js';
-import { openBrowser, signInAs, startCallbackServer, TestOAuthProvider, type PersonBrowser } from './sdk-oauth.js';
+import { postMcp, initializeMessage } from '../helpers/oauth-flow.js';
+import { openBrowser, signInAs, startCallbackServer, TestOAuthProvider, type PersonBrowser } from '../helpers/sdk-oauth.js';
 
 describe.each(engines)('an MCP client connecting through OAuth with a real browser on %s', (engine) => {
   let org: TestOrg;

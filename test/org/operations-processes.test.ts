@@ -15,9 +15,9 @@ import { orgTools } from '../../src/org/mcp/server.js';
 import { engines, postgresUrl, testDatabase, type Engine, type TestDatabase } from '../helpers/databases.js';
 import { startOrg, type TestOrg } from '../helpers/org.js';
 import { sendRequest } from '../helpers/http.js';
-import { RUN_MS, startTool, testRunners } from './fixtures/test-work.js';
-import { connectClient } from './oauth-flow.js';
-import { connectOrgMcp, openOrgMcp, type OrgMcp } from './org-mcp.js';
+import { RUN_MS, startTool, testRunners } from '../helpers/test-work.js';
+import { connectClient } from '../helpers/oauth-flow.js';
+import { connectOrgMcp, openOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 
 async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -62,7 +62,7 @@ describe.runIf(postgresUrl)('operations across two org processes on one PostgreS
 
 /** An org service in a child process, so the test can SIGKILL it. */
 async function spawnOrg(config: { database: OrgConfig['database']; dataDir: string; leaseSeconds: number; port: number }) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/org-process.ts'), JSON.stringify(config)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, '../helpers/org-process.ts'), JSON.stringify(config)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const line = await new Promise<string>((resolve, reject) => {

@@ -15,9 +15,9 @@ import { defineOrgTool } from '../../src/org/mcp/tools.js';
 import { orgSecrets } from '../../src/org/schema.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectClient, openMcpSession, postMcp } from './oauth-flow.js';
-import { startTool, testRunners } from './fixtures/test-work.js';
-import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
+import { connectClient, openMcpSession, postMcp } from '../helpers/oauth-flow.js';
+import { startTool, testRunners } from '../helpers/test-work.js';
+import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 
 const OTHER = { email: 'other@example.com', password: 'other-password-12' };
 const NOMAD = { email: 'nomad@example.com', password: 'nomad-password-12' };

@@ -11,7 +11,7 @@ import { agents, capabilities, organization, people } from '../../src/org/schema
 import type { Database } from '../../src/platform/database.js';
 import { engines } from '../helpers/databases.js';
 import { openOrgDatabase } from '../helpers/org.js';
-import { problemsOf } from './org-file-problems.js';
+import { problemsOf } from '../helpers/org-file-problems.js';
 
 const rule = (when: string, extra = '') => `rules:\n  - { name: R, when: ${when}, then: deny${extra} }\n`;
 

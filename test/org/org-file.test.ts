@@ -7,7 +7,7 @@ import { agents, capabilities, organization, people, spaceMembers, spaces, stand
 import type { Database } from '../../src/platform/database.js';
 import { engines } from '../helpers/databases.js';
 import { openOrgDatabase } from '../helpers/org.js';
-import { problemsOf } from './org-file-problems.js';
+import { problemsOf } from '../helpers/org-file-problems.js';
 
 /** The example of DESIGN 4.2, verbatim apart from a second person. */
 const EXAMPLE = `

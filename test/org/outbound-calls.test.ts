@@ -19,7 +19,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
+import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 
 interface Hit {
   path: string;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_ADDRESS_LIMIT, SIGN_IN_BACKOFF } from '../../src/org/web/signin.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { Browserless } from './web-client.js';
+import { Browserless } from '../helpers/web-client.js';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -10,8 +10,8 @@ import { instantToLocal } from '../../src/org/schedules.js';
 import { runDueTasks, TASK_RUNS_EVERY_SECONDS } from '../../src/org/tasks.js';
 import { postgresUrl, testDatabase, type TestDatabase } from '../helpers/databases.js';
 import { startOrg, type TestOrg } from '../helpers/org.js';
-import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
-import { writeTaskOrgFile } from './task-org.js';
+import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { writeTaskOrgFile } from '../helpers/task-org.js';
 
 describe.runIf(postgresUrl)('scheduled task runs with two org processes on one PostgreSQL database', () => {
   let database: TestDatabase;

@@ -24,10 +24,10 @@ import {
 } from '../../src/org/tasks.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectClient, openMcpSession, postMcp } from './oauth-flow.js';
-import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
-import { NOMAD, OTHER, writeTaskOrgFile } from './task-org.js';
-import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
+import { connectClient, openMcpSession, postMcp } from '../helpers/oauth-flow.js';
+import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { NOMAD, OTHER, writeTaskOrgFile } from '../helpers/task-org.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 describe.each(engines)('tasks on %s', (engine) => {
   let org: TestOrg;

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresUrl, testDatabase, type TestDatabase } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectClient, openMcpSession, postMcp, registerClient, startAuthorization } from './oauth-flow.js';
-import { Browserless } from './web-client.js';
+import { connectClient, openMcpSession, postMcp, registerClient, startAuthorization } from '../helpers/oauth-flow.js';
+import { Browserless } from '../helpers/web-client.js';
 
 describe.runIf(postgresUrl)('two org processes on one PostgreSQL database', () => {
   let database: TestDatabase;

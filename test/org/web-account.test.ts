@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { Browserless } from './web-client.js';
+import { Browserless } from '../helpers/web-client.js';
 
 const screenshots = process.env.ATRIUM_SCREENSHOTS ?? '/tmp';
 

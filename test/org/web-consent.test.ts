@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectClient, registerClient, startAuthorization } from './oauth-flow.js';
-import { Browserless } from './web-client.js';
+import { connectClient, registerClient, startAuthorization } from '../helpers/oauth-flow.js';
+import { Browserless } from '../helpers/web-client.js';
 
 describe.each(engines)('consent and connections pages on %s', (engine) => {
   let org: TestOrg;

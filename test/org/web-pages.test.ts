@@ -8,7 +8,7 @@ import { SCOPE_NAMES } from '../../src/auth/scopes.js';
 import { orgTools } from '../../src/org/mcp/server.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectClient } from './oauth-flow.js';
+import { connectClient } from '../helpers/oauth-flow.js';
 
 describe.each(engines)('org home, tools and layout on %s', (engine) => {
   let org: TestOrg;

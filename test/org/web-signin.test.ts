@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { Browserless } from './web-client.js';
+import { Browserless } from '../helpers/web-client.js';
 
 describe.each(engines)('sign-in pages on %s', (engine) => {
   let org: TestOrg;

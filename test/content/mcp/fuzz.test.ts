@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContent, type TestContent } from '../../helpers/content.js';
 import { engines } from '../../helpers/databases.js';
-import { openSession, post, sessionHeaders, TOOL_NAMES } from './mcp-client.js';
+import { openSession, post, sessionHeaders, TOOL_NAMES } from '../../helpers/content-mcp-client.js';
 
 type JsonSchema = {
   type?: string | string[];

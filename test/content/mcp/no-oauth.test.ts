@@ -7,8 +7,8 @@ import { auth } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../helpers/databases.js';
 import { startContent, type TestContent } from '../../helpers/content.js';
-import { TestOAuthProvider } from '../../org/sdk-oauth.js';
-import { ACCEPT_BOTH, initializeMessage } from './mcp-client.js';
+import { TestOAuthProvider } from '../../helpers/sdk-oauth.js';
+import { ACCEPT_BOTH, initializeMessage } from '../../helpers/content-mcp-client.js';
 
 const NAMES_THE_SECRET = /send the content API secret as the bearer token, `Authorization: Bearer <secret>` \(CONTENT_API_SECRET, or when the service generated it, the file secrets\/content-api-secret in its data directory\)/;
 

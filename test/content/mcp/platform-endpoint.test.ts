@@ -9,7 +9,7 @@ import { openDatabase, type Database } from '../../../src/platform/database.js';
 import { createHttpServer, type HttpServer } from '../../../src/platform/http.js';
 import { registerMcpEndpoint } from '../../../src/platform/mcp/index.js';
 import { engines, testDatabase, type TestDatabase } from '../../helpers/databases.js';
-import { initializeMessage, read } from './mcp-client.js';
+import { initializeMessage, read } from '../../helpers/content-mcp-client.js';
 
 interface Person {
   name: string;

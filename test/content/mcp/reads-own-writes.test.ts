@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContent, type TestContent } from '../../helpers/content.js';
 import { engines } from '../../helpers/databases.js';
-import { callError, callOk, connectClient, type Connected } from './mcp-client.js';
+import { callError, callOk, connectClient, type Connected } from '../../helpers/content-mcp-client.js';
 
 describe.each(engines)('content MCP reads its own writes on %s', (engine) => {
   let content: TestContent;

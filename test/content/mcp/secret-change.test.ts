@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContent, TEST_SECRET } from '../../helpers/content.js';
 import { engines, testDatabase, type TestDatabase } from '../../helpers/databases.js';
-import { openSession, post, sessionHeaders } from './mcp-client.js';
+import { openSession, post, sessionHeaders } from '../../helpers/content-mcp-client.js';
 
 const NEW_SECRET = 'rotated-secret-0123456789abcdef';
 const ping = { jsonrpc: '2.0', id: 7, method: 'ping' };

@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actor, startContent, type TestContent } from '../../helpers/content.js';
 import { engines } from '../../helpers/databases.js';
-import { AGENT_NAME, callError, callOk, connectClient, TOOL_NAMES, type Connected } from './mcp-client.js';
+import { AGENT_NAME, callError, callOk, connectClient, TOOL_NAMES, type Connected } from '../../helpers/content-mcp-client.js';
 
 /** A post that passes submit validation (DESIGN 3), so it can be put in review over REST. */
 const READY_POST = {

@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../helpers/databases.js';
 import { startContent, type TestContent } from '../../helpers/content.js';
-import { ACCEPT_BOTH, BEARER, initializeMessage, openSession, post, read, sessionHeaders } from './mcp-client.js';
+import { ACCEPT_BOTH, BEARER, initializeMessage, openSession, post, read, sessionHeaders } from '../../helpers/content-mcp-client.js';
 
 const ping = (id: number | string = 7) => ({ jsonrpc: '2.0', id, method: 'ping' });
 const listTools = (id: number | string = 8) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: {} });

@@ -7,7 +7,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContent, type TestContent } from '../../helpers/content.js';
 import { postgresUrl, testDatabase, type TestDatabase } from '../../helpers/databases.js';
-import { BEARER, callOk, initializeMessage, post, sessionHeaders, type RawResponse } from './mcp-client.js';
+import { BEARER, callOk, initializeMessage, post, sessionHeaders, type RawResponse } from '../../helpers/content-mcp-client.js';
 
 /** A notice reaches the other process a moment after the write returns: ask again for at most a second. */
 async function untilStatus(send: () => Promise<RawResponse>, status: number): Promise<number> {

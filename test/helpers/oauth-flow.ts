@@ -5,7 +5,7 @@
  * The browser-driven flow with the SDK's own OAuth client is in oauth-sdk-e2e.test.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { OWNER, type TestOrg } from '../helpers/org.js';
+import { OWNER, type TestOrg } from './org.js';
 import { Browserless } from './web-client.js';
 
 export const REDIRECT_URI = 'http://127.0.0.1/callback';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { OWNER } from '../helpers/org.js';
+import { OWNER } from './org.js';
 
 export const OTHER = { email: 'other@example.com', password: 'other-password-123' };
 export const NOMAD = { email: 'nomad@example.com', password: 'nomad-password-123' };

@@ -6,8 +6,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import type { Engine } from '../helpers/databases.js';
-import { OWNER, startOrg, type StartOrgOptions, type TestOrg } from '../helpers/org.js';
+import type { Engine } from './databases.js';
+import { OWNER, startOrg, type StartOrgOptions, type TestOrg } from './org.js';
 
 export const BEA = { email: 'bea@example.com', password: 'bea-password-123', name: 'Bea' } as const;
 export const NOMAD = { email: 'nomad@example.com', password: 'nomad-password-1' } as const;

@@ -4,7 +4,7 @@
  */
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { expect } from 'vitest';
-import { TEST_SECRET } from '../../helpers/content.js';
+import { TEST_SECRET } from './content.js';
 
 export const BEARER = { authorization: `Bearer ${TEST_SECRET}` };
 export const AGENT_NAME = 'test-agent';

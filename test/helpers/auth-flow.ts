@@ -5,7 +5,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import { approveAuthorizationRequest } from '../../src/auth/authorization.js';
-import type { TestOrg } from '../helpers/org.js';
+import type { TestOrg } from './org.js';
 
 export const PERSON = 'person_under_test';
 export const REDIRECT_URI = 'http://127.0.0.1/callback';

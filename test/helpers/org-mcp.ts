@@ -5,7 +5,7 @@
  */
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { expect } from 'vitest';
-import type { TestOrg } from '../helpers/org.js';
+import type { TestOrg } from './org.js';
 import { connectClient, type ConnectOptions, type ConnectedClient } from './oauth-flow.js';
 
 /** Every scope of spec 2.3. */
