@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/platform/database.js';
 import { people, spaces, tasks } from '../../src/org/schema.js';
-import { moveTask, TASK_STATUSES, TASK_TRANSITIONS, type TaskEvent, type TaskStatus } from '../../src/org/task-states.js';
+import { moveTask, TASK_STATUSES, TASK_TRANSITIONS, type TaskEvent, type TaskStatus } from '../../src/org/tasks/states.js';
 import { openOrgDatabase } from '../helpers/org.js';
 
 /** Every (status, event) pair and what happens: the status after it, or a refusal. */

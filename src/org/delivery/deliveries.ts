@@ -19,13 +19,13 @@ import { enqueueJobStatement, jobKind, type JobInfo } from '../../platform/jobs.
 import { jobs } from '../../platform/schema.js';
 import { toIso } from '../../platform/time.js';
 import { isAppError } from '../../platform/errors.js';
-import { findAgent, webhookTarget, type AgentRow } from '../agents.js';
+import { findAgent, webhookTarget, type AgentRow } from '../agents/records.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { failure, findOperation } from '../operations/operations.js';
 import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
 import { deliveries } from '../schema.js';
-import { getTaskForAgent, taskAnswerJob } from '../tasks.js';
+import { getTaskForAgent, taskAnswerJob } from '../tasks/records.js';
 import { callbackTokenStatement, issueCallbackToken, type CallbackToken } from './callback-tokens.js';
 import { deliverSigned, type AttemptOutcome } from './webhook.js';
 import { acceptWork, finishWork } from './work.js';

@@ -12,7 +12,7 @@ import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { addProgress, completeOperation, failOperation, type OperationError } from '../operations/operations.js';
 import type { OperationRow } from '../operations/states.js';
-import { addTaskProgress, askTaskQuestion, completeTask, reopenTask, startTask, type TaskOperationInput } from '../tasks.js';
+import { addTaskProgress, askTaskQuestion, completeTask, reopenTask, startTask, type TaskOperationInput } from '../tasks/records.js';
 
 export type WorkOutcome = { status: 'succeeded'; result: unknown } | { status: 'failed'; error: OperationError };
 

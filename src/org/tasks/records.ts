@@ -24,18 +24,18 @@
  */
 import { and, asc, desc, eq, inArray, isNull, lt, notInArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Queryable } from '../platform/database.js';
-import { ignoreLostRace } from '../platform/state-table.js';
-import { jobKind, periodicJob, type JobHandler } from '../platform/jobs.js';
-import { orderedNow, toIso } from '../platform/time.js';
-import type { OrgContext } from './context.js';
-import { orgErrors } from './errors.js';
-import { dateCursor, id as fieldId, text } from './fields.js';
-import { newId } from './ids.js';
-import { moveOperation, startOperation, type OperationError } from './operations/operations.js';
+import type { Queryable } from '../../platform/database.js';
+import { ignoreLostRace } from '../../platform/state-table.js';
+import { jobKind, periodicJob, type JobHandler } from '../../platform/jobs.js';
+import { orderedNow, toIso } from '../../platform/time.js';
+import type { OrgContext } from '../context.js';
+import { orgErrors } from '../errors.js';
+import { dateCursor, id as fieldId, text } from '../fields.js';
+import { newId } from '../ids.js';
+import { moveOperation, startOperation, type OperationError } from '../operations/operations.js';
 import { instantToLocal, nextRunAfter, scheduleInput, scheduleRecord, toSchedule, type Schedule } from './schedules.js';
-import { agents, operations, taskProgress, taskQuestions, tasks } from './schema.js';
-import { moveTask, TASK_STATUSES, type TaskEvent, type TaskRow } from './task-states.js';
+import { agents, operations, taskProgress, taskQuestions, tasks } from '../schema.js';
+import { moveTask, TASK_STATUSES, type TaskEvent, type TaskRow } from './states.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Records

@@ -4,7 +4,7 @@
  * REST twin answers. Only the writes a capability makes sense for are listed; reads need no gate.
  */
 import { z } from 'zod';
-import { contentTools } from '../../content/mcp/server.js';
+import { contentTools } from '../../../content/mcp/server.js';
 
 export interface ContentRequest {
   method: 'POST' | 'PATCH' | 'DELETE';

@@ -9,9 +9,9 @@
  * same way where the table does not list the current one (no answers or progress on a finished task).
  */
 import { sql } from 'drizzle-orm';
-import { stateTable, type Transition } from '../platform/state-table.js';
-import { orgErrors } from './errors.js';
-import { tasks } from './schema.js';
+import { stateTable, type Transition } from '../../platform/state-table.js';
+import { orgErrors } from '../errors.js';
+import { tasks } from '../schema.js';
 
 export const TASK_STATUSES = ['open', 'in_progress', 'waiting', 'done', 'cancelled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
