@@ -4,7 +4,6 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
 import type { OrgConfig } from '../config.js';
 import { secureDataDir } from '../platform/data-dir.js';
 import { openDatabase, ping, type Database } from '../platform/database.js';
@@ -21,11 +20,13 @@ import { orgTools, registerOrgMcp } from './mcp/server.js';
 import { registerFavicon } from '../platform/favicon.js';
 import { registerMetrics } from '../platform/metrics.js';
 import type { OrgToolDefinition } from './mcp/tools.js';
-import { operationJobHandlers, type OperationRunners } from './operations/operations.js';
-import { operationRunners } from './operations/runners.js';
+import { operationJobHandlers, type RegisteredKind } from './operations/operations.js';
 import { OperationWatch } from './operations/watch.js';
-import { ensureTaskRunsScheduled, TASK_RUNS_JOB, taskRunsJob } from './tasks/records.js';
 import { registerWebPages } from './web/index.js';
+import { TASK_RUNS_JOB, ensureTaskRunsScheduled, taskRunsJob } from './tasks/runs.js';
+import { askKind } from './assistant/ask.js';
+import { taskKind, messageKind } from './delivery/kinds.js';
+import { capabilityKind } from './capabilities/execute.js';
 
 export interface OrgService extends Listening {
   app: HttpServer;
@@ -38,8 +39,8 @@ export interface OrgService extends Listening {
 export interface OrgServiceOptions {
   /** The org MCP tools served; default all of them (tests add a tool to exercise a rule no tool needs yet). */
   mcpTools?: readonly OrgToolDefinition[];
-  /** The runner of each operation kind; default the real ones (tests add one to exercise the machinery). */
-  operationRunners?: OperationRunners;
+  /** The operation kinds run here; default the real ones (tests replace one to exercise the machinery). */
+  operationKinds?: readonly RegisteredKind[];
   /** A tool call's budget in ms; default 25 s (spec 7.1). Tests shorten it. */
   toolBudgetMs?: number;
   /** How long a claimed job stays invisible to other processes, in seconds; default 60. Tests shorten it. */
@@ -66,7 +67,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
     handlers: {
       [HOUSEKEEPING_JOB]: housekeepingJob(ctx),
       [TASK_RUNS_JOB]: taskRunsJob(ctx),
-      ...operationJobHandlers(ctx, options.operationRunners ?? operationRunners),
+      ...operationJobHandlers(ctx, withDefaults(options.operationKinds)),
       ...decisionJobHandlers(ctx),
       ...deliveryJobHandlers(ctx),
       ...taskAnswerHandlers(ctx),
@@ -116,4 +117,12 @@ function bannerNotes(config: OrgConfig): (origin: string) => string[] {
     `MCP tools ${origin}/docs`,
     ...(existsSync(passwordFile) ? [`owner password in ${passwordFile}`] : []),
   ];
+}
+
+/** The organization's operation kinds (graphile-worker's task map: the engine is handed them, never imports them). */
+const OPERATION_KINDS: readonly RegisteredKind[] = [askKind, messageKind, taskKind, capabilityKind];
+
+/** The real kinds, with any a test gives in place of the real one of its name. */
+function withDefaults(replacing: readonly RegisteredKind[] = []): RegisteredKind[] {
+  return OPERATION_KINDS.map((kind) => replacing.find((given) => given.kind === kind.kind) ?? kind);
 }

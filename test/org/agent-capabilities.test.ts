@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCapability } from '../../src/org/capabilities/execute.js';
+import { capabilityKind } from '../../src/org/capabilities/execute.js';
 import { findOperation } from '../../src/org/operations/operations.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
@@ -114,7 +114,7 @@ capabilities:
   it('charges an operation once when its runner runs again after a crash, and resends with the same webhook-id', async () => {
     const [{ id }] = await org.service.database.rows<{ id: string }>(sql`SELECT id FROM operations WHERE kind = 'capability' AND status = 'succeeded'`);
     const operation = await findOperation(org.service.database.db, id);
-    await runCapability(org.service.ctx, operation!);
+    await capabilityKind.runStored(org.service.ctx, operation!);
     const notified = world.calls.filter((call) => call.path === '/notify');
     expect(notified).toHaveLength(2);
     expect(notified[1].headers['webhook-id']).toBe(notified[0].headers['webhook-id']);

@@ -11,11 +11,11 @@ import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chargeAgent, usageMonth } from '../../src/org/agents/usage.js';
-import { runDueTasks } from '../../src/org/tasks/records.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { closedPort, newWebhookSecret, startExampleAgent, startReceiver, type Answer, type ExampleAgent, type ReceivedDelivery, type Receiver } from '../helpers/agents-at-work.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { runDueTasks } from '../../src/org/tasks/runs.js';
 
 const ECHO_SECRET = newWebhookSecret();
 const SCRIPTED_SECRET = newWebhookSecret();

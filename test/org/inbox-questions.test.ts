@@ -6,11 +6,13 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { askTaskQuestion, startTask } from '../../src/org/tasks/records.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 import { Browserless } from '../helpers/web-client.js';
+import { startTask, askTaskQuestion } from '../../src/org/tasks/agent.js';
+import { taskOperationInput } from '../../src/org/tasks/records.js';
+import { defineOperationKind } from '../../src/org/operations/kinds.js';
 
 describe.each(engines)('task questions in the inbox on %s', (engine) => {
   let org: TestOrg;
@@ -26,7 +28,7 @@ agents:
 `,
     );
     // The agent's side stands still: the task operation stays running, as with an agent answering later.
-    org = await startOrg(engine, { config: { orgFile }, operationRunners: { task: async () => ({ status: 'running' }) } });
+    org = await startOrg(engine, { config: { orgFile }, operationKinds: [defineOperationKind({ kind: 'task', input: taskOperationInput, run: async () => ({ status: 'running' }) })] });
     owner = await connectOrgMcp(org, { scopes: ['task:read', 'task:write'] });
   });
   afterAll(async () => {

@@ -15,7 +15,7 @@ import { orgTools } from '../../src/org/mcp/server.js';
 import { engines, postgresUrl, testDatabase, type Engine, type TestDatabase } from '../helpers/databases.js';
 import { startOrg, type TestOrg } from '../helpers/org.js';
 import { sendRequest } from '../helpers/http.js';
-import { RUN_MS, startTool, testRunners } from '../helpers/test-work.js';
+import { RUN_MS, startTool, testKind } from '../helpers/test-work.js';
 import { connectClient } from '../helpers/oauth-flow.js';
 import { connectOrgMcp, openOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 
@@ -35,12 +35,12 @@ describe.runIf(postgresUrl)('operations across two org processes on one PostgreS
   let client: OrgMcp;
   beforeAll(async () => {
     database = testDatabase('postgres');
-    a = await startOrg('postgres', { database, mcpTools: [...orgTools, startTool], operationRunners: testRunners('a') });
+    a = await startOrg('postgres', { database, mcpTools: [...orgTools, startTool], operationKinds: [testKind('a')] });
     b = await startOrg('postgres', {
       database,
       config: { publicUrl: a.url, authPublicUrl: a.url },
       mcpTools: [...orgTools, startTool],
-      operationRunners: testRunners('b'),
+      operationKinds: [testKind('b')],
     });
     client = await connectOrgMcp(a);
   });

@@ -16,7 +16,7 @@ import { orgSecrets } from '../../src/org/schema.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { connectClient, openMcpSession, postMcp } from '../helpers/oauth-flow.js';
-import { startTool, testRunners } from '../helpers/test-work.js';
+import { startTool, testKind } from '../helpers/test-work.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 
 const OTHER = { email: 'other@example.com', password: 'other-password-12' };
@@ -63,7 +63,7 @@ spaces:
     org = await startOrg(engine, {
       config: { orgFile },
       mcpTools: [...orgTools, startTool, slowWriteTool],
-      operationRunners: testRunners('test'),
+      operationKinds: [testKind('test')],
       toolBudgetMs: BUDGET_MS,
     });
     owner = await connectOrgMcp(org);

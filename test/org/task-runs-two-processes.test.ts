@@ -5,13 +5,14 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationRunners } from '../../src/org/operations/operations.js';
 import { instantToLocal } from '../../src/org/tasks/schedules.js';
-import { runDueTasks, TASK_RUNS_EVERY_SECONDS } from '../../src/org/tasks/records.js';
 import { postgresUrl, testDatabase, type TestDatabase } from '../helpers/databases.js';
 import { startOrg, type TestOrg } from '../helpers/org.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 import { writeTaskOrgFile } from '../helpers/task-org.js';
+import { TASK_RUNS_EVERY_SECONDS, runDueTasks } from '../../src/org/tasks/runs.js';
+import { taskOperationInput } from '../../src/org/tasks/records.js';
+import { defineOperationKind } from '../../src/org/operations/kinds.js';
 
 describe.runIf(postgresUrl)('scheduled task runs with two org processes on one PostgreSQL database', () => {
   let database: TestDatabase;
@@ -22,13 +23,13 @@ describe.runIf(postgresUrl)('scheduled task runs with two org processes on one P
   let general: string;
   let scribe: string;
   // The delivery is not under test: a stand-in runner leaves each task operation running.
-  const runners: OperationRunners = { task: async () => ({ status: 'running' }) };
+  const standIn = defineOperationKind({ kind: 'task', input: taskOperationInput, run: async () => ({ status: 'running' }) });
 
   beforeAll(async () => {
     database = testDatabase('postgres');
     orgFile = await writeTaskOrgFile();
-    a = await startOrg('postgres', { database, config: { orgFile: orgFile.orgFile }, operationRunners: runners });
-    b = await startOrg('postgres', { database, config: { orgFile: orgFile.orgFile, publicUrl: a.url, authPublicUrl: a.url }, operationRunners: runners });
+    a = await startOrg('postgres', { database, config: { orgFile: orgFile.orgFile }, operationKinds: [standIn] });
+    b = await startOrg('postgres', { database, config: { orgFile: orgFile.orgFile, publicUrl: a.url, authPublicUrl: a.url }, operationKinds: [standIn] });
     owner = await connectOrgMcp(a);
     const context = await owner.callOk('service_context');
     general = context.spaces.find((space: { key: string }) => space.key === 'general').id;

@@ -11,23 +11,18 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationRow } from '../../src/org/operations/states.js';
-import {
-  addTaskProgress,
-  askTaskQuestion,
-  completeTask,
-  getTaskForAgent,
-  listOpenTaskQuestions,
-  reopenTask,
-  runDueTasks,
-  searchTasks,
-  startTask,
-} from '../../src/org/tasks/records.js';
 import { engines } from '../helpers/databases.js';
-import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
+import { startOrg, type TestOrg } from '../helpers/org.js';
 import { connectClient, openMcpSession, postMcp } from '../helpers/oauth-flow.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 import { NOMAD, OTHER, writeTaskOrgFile } from '../helpers/task-org.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { addTaskProgress, completeTask, reopenTask, startTask, getTaskForAgent, askTaskQuestion } from '../../src/org/tasks/agent.js';
+import { listOpenTaskQuestions } from '../../src/org/tasks/person.js';
+import { searchTasks } from '../../src/org/tasks/search.js';
+import { runDueTasks } from '../../src/org/tasks/runs.js';
+import { taskOperationInput } from '../../src/org/tasks/records.js';
+import { defineOperationKind } from '../../src/org/operations/kinds.js';
 
 describe.each(engines)('tasks on %s', (engine) => {
   let org: TestOrg;
@@ -55,12 +50,16 @@ describe.each(engines)('tasks on %s', (engine) => {
     orgFile = await writeTaskOrgFile({ scribeUrl: `${scribeHook.url}/agent` });
     org = await startOrg(engine, {
       config: { orgFile: orgFile.orgFile },
-      operationRunners: {
-        task: async (_ctx, operation) => {
-          ran.push(operation);
-          return { status: 'running' };
-        },
-      },
+      operationKinds: [
+        defineOperationKind({
+          kind: 'task',
+          input: taskOperationInput,
+          run: async (_ctx, operation) => {
+            ran.push(operation);
+            return { status: 'running' };
+          },
+        }),
+      ],
     });
     owner = await connectOrgMcp(org);
     other = await connectOrgMcp(org, { email: OTHER.email, password: OTHER.password });

@@ -12,7 +12,7 @@ import type { Queryable } from '../../platform/database.js';
 import { ASSISTANT_KEY } from '../agents/records.js';
 import type { OrgContext } from '../context.js';
 import { id, text } from '../fields.js';
-import { startOperation, type OperationRunner } from '../operations/operations.js';
+import { defineOperationKind } from '../operations/kinds.js';
 import { agents } from '../schema.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
 import { extractiveAnswer } from './extractive.js';
@@ -36,13 +36,22 @@ export const askResult = z.object({
 });
 export type AskResult = z.infer<typeof askResult>;
 
-const askOperationInput = z.object({ question: z.string() });
+/** `ask` operations: the assistant answers the question from the person's spaces (or the one asked for). */
+export const askKind = defineOperationKind({
+  kind: 'ask',
+  input: z.object({ question: z.string() }),
+  async run(ctx, operation) {
+    const { question } = operation.input;
+    const spaceIds = await listSpaceIdsOfPerson(ctx.db, operation.personId);
+    const sources = await retrieve(ctx.db, question, operation.spaceId ? spaceIds.filter((id) => id === operation.spaceId) : spaceIds);
+    return { status: 'succeeded', result: await answer(ctx, question, sources) };
+  },
+});
 
 /** Starts the question's operation in `db` (the idempotency key's transaction); returns its id. */
 export async function startAsk(ctx: OrgContext, db: Queryable, input: AskInput, caller: { personId: string; clientId: string }): Promise<string> {
   const [assistant] = await db.select({ id: agents.id }).from(agents).where(eq(agents.key, ASSISTANT_KEY));
-  return startOperation(ctx, db, {
-    kind: 'ask',
+  return askKind.start(ctx, db, {
     personId: caller.personId,
     clientId: caller.clientId,
     agentId: assistant?.id ?? null,
@@ -51,14 +60,6 @@ export async function startAsk(ctx: OrgContext, db: Queryable, input: AskInput, 
   });
 }
 
-export const runAsk: OperationRunner = async (ctx, operation) => {
-  const { question } = askOperationInput.parse(operation.input);
-  const spaceIds = await listSpaceIdsOfPerson(ctx.db, operation.personId);
-  const sources = await retrieve(ctx.db, question, operation.spaceId ? spaceIds.filter((id) => id === operation.spaceId) : spaceIds);
-  return { status: 'succeeded', result: await answer(ctx, question, sources) };
-};
-
-/** The model's answer when one is configured and there is something to ground it on; else, or when it fails, extractive. */
 async function answer(ctx: OrgContext, question: string, sources: Source[]): Promise<AskResult> {
   const model = modelConfigOf(ctx.config.llm);
   if (!model || sources.length === 0) return extractiveAnswer(sources);

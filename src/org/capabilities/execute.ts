@@ -16,7 +16,7 @@ import { queryRows, type Queryable } from '../../platform/database.js';
 import type { OrgContext } from '../context.js';
 import { contentActionSchema } from './connectors/content-actions.js';
 import { connectorProblem, runConnector, type Connector } from './connectors/index.js';
-import { failure, startOperation, type RunnerOutcome } from '../operations/operations.js';
+import { failure, type RunnerOutcome } from '../operations/operations.js';
 import type { OperationRow } from '../operations/states.js';
 import { actionHash, findDecision, openDecision } from '../decisions/resolve.js';
 import { orgErrors } from '../errors.js';
@@ -27,6 +27,7 @@ import { agentMonthlyUsage, agents, capabilities, gateVerdicts, operations } fro
 import { checkCapabilityInput } from './input-schema.js';
 import { gateRulesSql, toGateRules } from '../rules/records.js';
 import { chargeAgentStatement, spentThisMonthSql, usageMonth } from '../agents/usage.js';
+import { type OperationOf, defineOperationKind } from '../operations/kinds.js';
 
 export interface CapabilityInput {
   key: string;
@@ -273,20 +274,25 @@ export async function executeCapability(
     const { verdict_id: _id, ...verdict } = await evaluateGate(db, { ...subject, input: request.input, spaceId: request.spaceId });
     return { dryRun: verdict };
   }
-  const operationId = await startOperation(ctx, db, {
-    kind: 'capability',
+  const operationId = await capabilityKind.start(ctx, db, {
     personId: request.personId,
     clientId: request.clientId,
     agentId: request.agentId,
     spaceId: request.spaceId,
-    input: { capability_id: capability.id, input: request.input as Record<string, unknown> },
+    input: { capability_id: capability.id, input: request.input },
   });
   return { operationId };
 }
 
-/** The `capability` operation runner (operations/runners.ts). Safe to repeat: a decision is opened once per operation. */
-export async function runCapability(ctx: OrgContext, operation: OperationRow): Promise<RunnerOutcome> {
-  const { capability_id: capabilityId, input } = operation.input as { capability_id: string; input: unknown };
+/** `capability` operations: the gate decides, then the connector runs. Safe to repeat: a decision is opened once per operation. */
+export const capabilityKind = defineOperationKind({
+  kind: 'capability',
+  input: z.object({ capability_id: z.string(), input: z.unknown() }),
+  run: runCapability,
+});
+
+export async function runCapability(ctx: OrgContext, operation: OperationOf<{ capability_id: string; input: unknown }>): Promise<RunnerOutcome> {
+  const { capability_id: capabilityId, input } = operation.input;
   const subject = await loadGateSubject(ctx.db, capabilityId, operation.agentId!);
   const { capability, agent } = subject;
 

@@ -25,11 +25,12 @@ import { orgErrors } from '../errors.js';
 import { failure, findOperation } from '../operations/operations.js';
 import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
 import { deliveries } from '../schema.js';
-import { getTaskForAgent, taskAnswerJob } from '../tasks/records.js';
 import { callbackTokenStatement, issueCallbackToken, type CallbackToken } from './callback-tokens.js';
 import { deliverSigned, type AttemptOutcome } from './webhook.js';
 import { acceptWork, finishWork } from './work.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
+import { getTaskForAgent } from '../tasks/agent.js';
+import { taskAnswerJob } from '../tasks/runs.js';
 
 export type DeliveryType = 'message' | 'task' | 'answer';
 export type DeliveryRow = typeof deliveries.$inferSelect;

@@ -12,13 +12,14 @@ import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { addProgress, completeOperation, failOperation, type OperationError } from '../operations/operations.js';
 import type { OperationRow } from '../operations/states.js';
-import { addTaskProgress, askTaskQuestion, completeTask, reopenTask, startTask, type TaskOperationInput } from '../tasks/records.js';
+import { taskOperationInput } from '../tasks/records.js';
+import { startTask, addTaskProgress, completeTask, reopenTask, askTaskQuestion } from '../tasks/agent.js';
 
 export type WorkOutcome = { status: 'succeeded'; result: unknown } | { status: 'failed'; error: OperationError };
 
 /** The task a `task` operation works on; undefined for other kinds. */
 function taskOf(operation: OperationRow): string | undefined {
-  return operation.kind === 'task' ? (operation.input as TaskOperationInput).task_id : undefined;
+  return operation.kind === 'task' ? taskOperationInput.parse(operation.input).task_id : undefined;
 }
 
 /**

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { agentRecord, findAgent, listAgents, webhookTarget } from '../agents/records.js';
 import { orgErrors } from '../errors.js';
 import { id, text } from '../fields.js';
-import { startOperation } from '../operations/operations.js';
 import { defineOrgTool } from './tools.js';
+import { messageKind } from '../delivery/kinds.js';
 
 export const agentTools = [
   defineOrgTool({
@@ -44,8 +44,7 @@ export const agentTools = [
       // A connected client of someone else is not theirs to see (DESIGN 4.3: never a leak).
       if (!agent || (agent.kind === 'client' && agent.responsiblePersonId !== principal.personId)) throw orgErrors.notFound('agent');
       webhookTarget(agent, ctx.config.resolveSecret);
-      return startOperation(ctx, db, {
-        kind: 'message',
+      return messageKind.start(ctx, db, {
         personId: principal.personId,
         clientId: principal.clientId,
         agentId: agent.id,

@@ -1,19 +1,7 @@
 /** The task tools (DESIGN 4.3): create_task, list_tasks, get_task, answer_task, cancel_task, over org/tasks.ts. */
-import {
-  answerTask,
-  answerTaskInput,
-  cancelTask,
-  cancelTaskInput,
-  createTask,
-  createTaskInput,
-  getTask,
-  listTasks,
-  listTasksInput,
-  taskIdInput,
-  taskPage,
-  taskRecord,
-} from '../tasks/records.js';
+import { answerTaskInput, cancelTaskInput, createTaskInput, listTasksInput, taskIdInput, taskPage, taskRecord } from '../tasks/records.js';
 import { defineOrgTool, type OrgToolCall } from './tools.js';
+import { answerTask, listTasks, getTask, createTask, cancelTask } from '../tasks/person.js';
 
 const caller = ({ principal, spaceIds }: OrgToolCall) => ({ personId: principal.personId, clientId: principal.clientId, spaceIds });
 

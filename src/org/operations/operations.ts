@@ -80,10 +80,11 @@ export type RunnerOutcome =
   /** The work goes on elsewhere; it ends through completeOperation / failOperation. */
   | { status: 'running' };
 
-/** Runs one kind of operation. Called again after a crash or a resume, so it must be safe to repeat. */
-export type OperationRunner = (ctx: OrgContext, operation: OperationRow) => Promise<RunnerOutcome>;
-
-export type OperationRunners = Partial<Record<OperationKind, OperationRunner>>;
+/** What the engine knows of a kind (kinds.ts): its name, and how to run a stored operation of it. */
+export interface RegisteredKind {
+  kind: OperationKind;
+  runStored(ctx: OrgContext, operation: OperationRow): Promise<RunnerOutcome>;
+}
 
 export interface NewOperation {
   kind: OperationKind;
@@ -120,7 +121,7 @@ export function runStartedHere(started: ClaimedHere[]): Promise<void> | undefine
   return Promise.all(started.map((job) => job.run())).then(() => undefined);
 }
 
-/** Writes the queued operation and its job in `db`, in one statement; returns the operation's id. */
+/** Writes the queued operation and its job in `db`, in one statement; returns the operation's id (kinds.ts `start`). */
 export async function startOperation(ctx: OrgContext, db: Queryable, start: NewOperation): Promise<string> {
   const id = newId('op');
   const insert = db
@@ -269,7 +270,8 @@ export function toOperationRecord(row: OperationRow): OperationRecord {
  * thrown error is retried by the queue with backoff; on the last attempt the operation fails instead, so no
  * operation stays running for ever because its runner kept failing.
  */
-export function operationJobHandlers(ctx: OrgContext, runners: OperationRunners): Record<string, JobHandler> {
+export function operationJobHandlers(ctx: OrgContext, kinds: readonly RegisteredKind[]): Record<string, JobHandler> {
+  const byName = new Map(kinds.map((kind) => [kind.kind, kind]));
   return runOperation.handle(async ({ operation_id: id }, job) => {
     // Queued is the usual case; a resumed operation is already running.
     const operation = await moveOperation(ctx.db, id, 'start').catch(async (error) =>
@@ -277,11 +279,11 @@ export function operationJobHandlers(ctx: OrgContext, runners: OperationRunners)
     );
     // Paused, settled, or moved on by another process: nothing to run.
     if (operation?.status !== 'running') return;
-    const runner = runners[operation.kind];
+    const kind = byName.get(operation.kind);
     let outcome: RunnerOutcome;
     try {
-      outcome = runner
-        ? await runner(ctx, operation)
+      outcome = kind
+        ? await kind.runStored(ctx, operation)
         : { status: 'failed', error: failure('internal_error', `no runner for ${operation.kind} operations`) };
     } catch (error) {
       if (!job.lastAttempt) throw error;

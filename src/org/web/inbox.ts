@@ -11,12 +11,13 @@ import type { FastifyInstance } from 'fastify';
 import { decisionContexts, decisionsFor, resolveDecision, type DecisionContext } from '../decisions/resolve.js';
 import type { ResolvedByRecord } from '../operations/operations.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
-import { answerTask, answerTaskInput, listOpenTaskQuestions } from '../tasks/records.js';
+import { answerTaskInput } from '../tasks/records.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { formatTime, html } from './html.js';
 import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
+import { listOpenTaskQuestions, answerTask } from '../tasks/person.js';
 
 const DONE: Record<string, string> = {
   answered: 'Answered: the agent receives your answer.',

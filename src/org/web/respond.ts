@@ -3,9 +3,9 @@ import type { FastifyReply } from 'fastify';
 import type { OrgContext } from '../context.js';
 import { countPendingDecisions } from '../decisions/resolve.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
-import { countOpenTaskQuestions } from '../tasks/records.js';
 import { html, page, type SafeHtml } from './html.js';
 import type { Session } from './sessions.js';
+import { countOpenTaskQuestions } from '../tasks/person.js';
 
 export interface WebContext {
   ctx: OrgContext;

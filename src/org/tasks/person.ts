@@ -1,0 +1,197 @@
+import { and, asc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import type { Queryable } from '../../platform/database.js';
+import { ignoreLostRace } from '../../platform/state-table.js';
+import { orderedNow, toIso } from '../../platform/time.js';
+import type { OrgContext } from '../context.js';
+import { orgErrors } from '../errors.js';
+import { newId } from '../ids.js';
+import { moveOperation } from '../operations/operations.js';
+import { instantToLocal, nextRunAfter, toSchedule, type Schedule } from './schedules.js';
+import { agents, operations, taskProgress, taskQuestions, tasks } from '../schema.js';
+import { moveTask } from './states.js';
+import { type TaskQuestion, type CancelTaskInput, addEvent, type CreateTaskInput, toRecords, quote, toQuestion, loadTask, type TaskCaller, loadVisibleTask, type AnswerTaskInput, type TaskPage, type ListTasksInput, getTaskRecord, type TaskRecord } from './records.js';
+import { taskAnswerJob, deliverTask } from './runs.js';
+
+// ---------------------------------------------------------------------------------------------------------
+// A person's side (the MCP tools)
+
+/**
+ * Creates a task in `input.space_id` (the caller's space: the tool registry checks it). An assignee must be
+ * an active agent of the organization (one service_context lists); an assigned task without a schedule is
+ * delivered at once, a scheduled one at each run.
+ */
+export async function createTask(ctx: OrgContext, db: Queryable, input: CreateTaskInput, caller: TaskCaller): Promise<TaskRecord> {
+  if (input.assignee_agent_id !== undefined) await checkAssignee(db, input.assignee_agent_id);
+  const schedule = input.schedule && toSchedule(input.schedule);
+  const nextRun = schedule ? firstRun(schedule) : null;
+  const taskId = newId('tsk');
+  const [{ now }] = await db.select({ now: sql<string>`${orderedNow()}` }).from(sql`(SELECT 1) AS one`);
+  await db.insert(tasks).values({
+    id: taskId,
+    spaceId: input.space_id,
+    title: input.title,
+    description: input.description ?? '',
+    assigneeAgentId: input.assignee_agent_id ?? null,
+    createdByType: 'person',
+    createdById: caller.personId,
+    personId: caller.personId,
+    clientId: caller.clientId,
+    schedule: schedule ?? null,
+    nextRunAt: nextRun?.toISOString() ?? null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  const task = await loadTask(db, taskId);
+  if (task.assigneeAgentId && !schedule) await deliverTask(ctx, db, task, { runAt: null, clientId: caller.clientId, message: 'Sent to its agent' });
+  return getTaskRecord(db, taskId);
+}
+
+/** Newest first; `next_cursor` is the last task's `created_at` (unique), so paging never skips or repeats. */
+export async function listTasks(db: Queryable, query: ListTasksInput, caller: Pick<TaskCaller, 'spaceIds'>): Promise<TaskPage> {
+  const spaceIds = query.space_id !== undefined ? [query.space_id].filter((space) => caller.spaceIds.includes(space)) : [...caller.spaceIds];
+  if (spaceIds.length === 0) return { tasks: [], next_cursor: null };
+  const rows = await db
+    .select()
+    .from(tasks)
+    .where(
+      and(
+        inArray(tasks.spaceId, spaceIds),
+        query.status ? eq(tasks.status, query.status) : undefined,
+        query.assignee_agent_id ? eq(tasks.assigneeAgentId, query.assignee_agent_id) : undefined,
+        query.cursor ? lt(tasks.createdAt, query.cursor) : undefined,
+      ),
+    )
+    .orderBy(sql`${tasks.createdAt} desc nulls last`)
+    .limit(query.limit + 1);
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  return { tasks: await toRecords(db, page), next_cursor: rows.length > query.limit ? toIso(last.createdAt) : null };
+}
+
+/** A task in one of the caller's spaces; any other id is `not_found`. */
+export async function getTask(db: Queryable, taskId: string, caller: Pick<TaskCaller, 'spaceIds'>): Promise<TaskRecord> {
+  const [record] = await toRecords(db, [await loadVisibleTask(db, taskId, caller)]);
+  return record;
+}
+
+/**
+ * A person answers a question the task's agent asked, recording who answered and when. When no question is
+ * left open, a waiting task returns to `in_progress`. The answer goes to the operation the question came from.
+ */
+export async function answerTask(ctx: OrgContext, db: Queryable, input: AnswerTaskInput, caller: TaskCaller): Promise<TaskRecord> {
+  await loadVisibleTask(db, input.task_id, caller);
+  return db.transaction(async (tx) => {
+    await moveTask(tx, input.task_id, 'answer');
+    const [question] = await tx
+      .update(taskQuestions)
+      .set({ answer: input.answer, answeredAt: sql`now()`, answeredByPersonId: caller.personId })
+      .where(and(eq(taskQuestions.id, input.question_id), eq(taskQuestions.taskId, input.task_id), isNull(taskQuestions.answer)))
+      .returning();
+    if (!question) {
+      const [asked] = await tx
+        .select({ answeredAt: taskQuestions.answeredAt })
+        .from(taskQuestions)
+        .where(and(eq(taskQuestions.id, input.question_id), eq(taskQuestions.taskId, input.task_id)));
+      if (!asked) throw orgErrors.notFound('question');
+      throw orgErrors.invalidState('the question was already answered', { answered_at: toIso(asked.answeredAt) });
+    }
+    await addEvent(tx, input.task_id, { message: `Answered: ${quote(question.text)}`, operationId: question.operationId });
+    const [open] = await tx
+      .select({ id: taskQuestions.id })
+      .from(taskQuestions)
+      .where(and(eq(taskQuestions.taskId, input.task_id), isNull(taskQuestions.answer)))
+      .limit(1);
+    if (!open) await moveTask(tx, input.task_id, 'resume').catch(ignoreLostRace);
+    if (question.operationId) {
+      await taskAnswerJob.enqueue(tx, { operation_id: question.operationId, task_id: input.task_id, question_id: question.id });
+    }
+    return getTaskRecord(tx, input.task_id);
+  });
+}
+
+/**
+ * Cancels an unfinished task: no further scheduled runs, and the work its agent still has under way (its
+ * queued, running or paused operations) is cancelled with it. A done or cancelled task is `invalid_state`.
+ */
+export async function cancelTask(ctx: OrgContext, db: Queryable, input: CancelTaskInput, caller: TaskCaller): Promise<TaskRecord> {
+  await loadVisibleTask(db, input.task_id, caller);
+  return db.transaction(async (tx) => {
+    await moveTask(tx, input.task_id, 'cancel', { nextRunAt: null });
+    await addEvent(tx, input.task_id, { message: input.reason ? `Cancelled: ${input.reason}` : 'Cancelled' });
+    const live = await tx
+      .selectDistinct({ id: operations.id })
+      .from(taskProgress)
+      .innerJoin(operations, eq(operations.id, taskProgress.operationId))
+      .where(and(eq(taskProgress.taskId, input.task_id), inArray(operations.status, ['queued', 'running', 'paused'])));
+    for (const operation of live) await moveOperation(tx, operation.id, 'cancel').catch(ignoreLostRace);
+    return getTaskRecord(tx, input.task_id);
+  });
+}
+
+/** An unanswered question of an unfinished task, as a person's inbox lists it. */
+export interface OpenTaskQuestion {
+  task_id: string;
+  task_title: string;
+  space_id: string;
+  assignee_agent_id: string | null;
+  question: TaskQuestion;
+}
+
+/**
+ * The questions waiting for an answer in the person's spaces, oldest first (DESIGN 4.6: the inbox lists
+ * open task questions with **Answer**, which is `answerTask`).
+ */
+export async function listOpenTaskQuestions(db: Queryable, spaceIds: readonly string[], limit = 50): Promise<OpenTaskQuestion[]> {
+  if (spaceIds.length === 0) return [];
+  const open = await db
+    .select({ question: taskQuestions, title: tasks.title, spaceId: tasks.spaceId, assignee: tasks.assigneeAgentId })
+    .from(taskQuestions)
+    .innerJoin(tasks, eq(tasks.id, taskQuestions.taskId))
+    .where(openQuestionIn(spaceIds))
+    .orderBy(asc(taskQuestions.askedAt), asc(taskQuestions.id))
+    .limit(limit);
+  return open.map((row) => ({
+    task_id: row.question.taskId,
+    task_title: row.title,
+    space_id: row.spaceId,
+    assignee_agent_id: row.assignee,
+    question: toQuestion(row.question),
+  }));
+}
+
+/** How many questions `listOpenTaskQuestions` would list, without its limit: the count beside the inbox link. */
+export async function countOpenTaskQuestions(db: Queryable, spaceIds: readonly string[]): Promise<number> {
+  if (spaceIds.length === 0) return 0;
+  const [row] = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(taskQuestions)
+    .innerJoin(tasks, eq(tasks.id, taskQuestions.taskId))
+    .where(openQuestionIn(spaceIds));
+  return row?.count ?? 0;
+}
+
+/** An unanswered question of an unfinished task in one of these spaces. */
+function openQuestionIn(spaceIds: readonly string[]) {
+  return and(isNull(taskQuestions.answer), inArray(tasks.spaceId, [...spaceIds]), inArray(tasks.status, ['open', 'in_progress', 'waiting']));
+}
+
+
+async function checkAssignee(db: Queryable, agentId: string): Promise<void> {
+  const [agent] = await db.select({ kind: agents.kind, status: agents.status }).from(agents).where(eq(agents.id, agentId));
+  // Connected clients are callers, not agents work is assigned to (agents.ts listReachableAgents).
+  if (!agent || agent.kind === 'client') {
+    throw orgErrors.invalidArgument('assignee_agent_id', 'no such agent: use an agent id from service_context agents');
+  }
+  if (agent.status !== 'active') throw orgErrors.invalidArgument('assignee_agent_id', 'this agent is disabled and cannot take tasks');
+}
+
+/** The first run of a new schedule; a schedule with none left is refused, naming what is wrong. */
+function firstRun(schedule: Schedule): Date {
+  const now = new Date();
+  const next = nextRunAfter(schedule, now);
+  if (next) return next;
+  if ('at' in schedule) {
+    throw orgErrors.invalidArgument('schedule.at', `is in the past: it is now ${instantToLocal(now, schedule.timezone)} in ${schedule.timezone}`);
+  }
+  throw orgErrors.invalidArgument('schedule.cron', 'never matches a date from now on');
+}
