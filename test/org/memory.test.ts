@@ -6,11 +6,11 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordMemory } from '../../src/org/memory/search.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER } from '../helpers/org.js';
 import { BEA, memoryFingerprint, NOMAD, startMemoryOrg, type MemoryOrg } from '../helpers/memory-fixture.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { recordMemory } from '../../src/org/memory/write.js';
 
 describe.each(engines)('company memory on %s', (engine) => {
   let m: MemoryOrg;

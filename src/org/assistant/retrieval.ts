@@ -7,9 +7,10 @@
 import { inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
-import { memoryProvenance, searchMemory, type MemoryItem } from '../memory/search.js';
+import { searchMemory } from '../memory/search.js';
 import { agents, people } from '../schema.js';
 import { type TaskHit, searchTasks } from '../tasks/search.js';
+import { type MemoryItem, memoryProvenance } from '../memory/records.js';
 
 /** How many memory items and tasks an answer draws on. */
 export const MEMORY_SOURCES = 5;

@@ -1,16 +1,8 @@
 /** record_memory, search_memory, get_memory (DESIGN 4.3): company memory with provenance, history and time. */
-import {
-  getMemory,
-  getMemoryInput,
-  memoryItemRecord,
-  memoryItemWithHistory,
-  memoryPage,
-  recordMemory,
-  recordMemoryInput,
-  searchMemory,
-  searchMemoryInput,
-} from '../memory/search.js';
+import { getMemory, searchMemory } from '../memory/search.js';
 import { defineOrgTool } from './tools.js';
+import { memoryPage, searchMemoryInput, recordMemoryInput, getMemoryInput, memoryItemRecord, memoryItemWithHistory } from '../memory/records.js';
+import { recordMemory } from '../memory/write.js';
 
 export const memoryTools = [
   defineOrgTool({

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
 import { orderedNow, toIso } from '../../platform/time.js';
@@ -11,6 +11,7 @@ import { agents, operations, taskProgress, taskQuestions, tasks } from '../schem
 import { moveTask } from './states.js';
 import { type TaskQuestion, type CancelTaskInput, addEvent, type CreateTaskInput, toRecords, quote, toQuestion, loadTask, type TaskCaller, loadVisibleTask, type AnswerTaskInput, type TaskPage, type ListTasksInput, getTaskRecord, type TaskRecord } from './records.js';
 import { taskAnswerJob, deliverTask } from './runs.js';
+import { keysetPage } from '../../platform/paging.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // A person's side (the MCP tools)
@@ -50,22 +51,15 @@ export async function createTask(ctx: OrgContext, db: Queryable, input: CreateTa
 export async function listTasks(db: Queryable, query: ListTasksInput, caller: Pick<TaskCaller, 'spaceIds'>): Promise<TaskPage> {
   const spaceIds = query.space_id !== undefined ? [query.space_id].filter((space) => caller.spaceIds.includes(space)) : [...caller.spaceIds];
   if (spaceIds.length === 0) return { tasks: [], next_cursor: null };
-  const rows = await db
-    .select()
-    .from(tasks)
-    .where(
-      and(
-        inArray(tasks.spaceId, spaceIds),
-        query.status ? eq(tasks.status, query.status) : undefined,
-        query.assignee_agent_id ? eq(tasks.assigneeAgentId, query.assignee_agent_id) : undefined,
-        query.cursor ? lt(tasks.createdAt, query.cursor) : undefined,
-      ),
-    )
-    .orderBy(sql`${tasks.createdAt} desc nulls last`)
-    .limit(query.limit + 1);
-  const page = rows.slice(0, query.limit);
-  const last = page[page.length - 1];
-  return { tasks: await toRecords(db, page), next_cursor: rows.length > query.limit ? toIso(last.createdAt) : null };
+  const where = and(
+    inArray(tasks.spaceId, spaceIds),
+    query.status ? eq(tasks.status, query.status) : undefined,
+    query.assignee_agent_id ? eq(tasks.assigneeAgentId, query.assignee_agent_id) : undefined,
+  );
+  // NULLS LAST, as tasks_space_created_idx stores created_at (drizzle's `.desc()`).
+  const order = { key: 'createdAt', column: tasks.createdAt, direction: 'newest_first', nulls: 'last' } as const;
+  const page = await keysetPage(db, { select: db.select().from(tasks).$dynamic(), from: tasks, where, order }, query);
+  return { tasks: await toRecords(db, page.rows), next_cursor: page.next_cursor };
 }
 
 /** A task in one of the caller's spaces; any other id is `not_found`. */
