@@ -21,12 +21,12 @@ import type { OrgConfig } from '../config.js';
 import type { Db, Tx } from '../platform/database.js';
 import { loadOrCreateSecret, readStoredSecret, storedSecretFile } from '../platform/secrets.js';
 import { ensureAssistant } from './agents/records.js';
-import { ensureDefaultPublishCapability } from './capabilities/execute.js';
 import { applyOrgFileIn, ensureOrganization, lockOrgSetup, unsetSecretsInUse, type ApplyReport } from './org-file/apply.js';
 import { readOrgFile } from './org-file/schema.js';
 import { authenticate, findPersonByEmail, upsertPerson } from './people/records.js';
 import { people } from './schema.js';
 import { addSpaceMember, upsertSpace } from './spaces/records.js';
+import { ensureDefaultPublishCapability } from './capabilities/catalogue.js';
 
 const DEFAULT_OWNER_EMAIL = 'admin@example.com';
 /** The data dir's secret holding a generated owner password. */

@@ -3,10 +3,12 @@
  * organization's capabilities through the runtime gate, as the calling client's own agent.
  */
 import { z } from 'zod';
-import { capabilityRecord, clientAgent, describeCapability, describedCapability, executeCapability, gateVerdictRecord, listCapabilities } from '../capabilities/execute.js';
+import { executeCapability } from '../capabilities/execute.js';
 import { operationRecord } from '../operations/operations.js';
 import { id, jsonObject, text } from '../fields.js';
 import { defineOrgTool } from './tools.js';
+import { describedCapability, clientAgent, describeCapability } from '../capabilities/gate-inputs.js';
+import { listCapabilities, capabilityRecord, gateVerdictRecord } from '../capabilities/catalogue.js';
 
 const capabilityId = id();
 

@@ -6,7 +6,6 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Queryable } from '../../platform/database.js';
 import { upsertDeclaredAgent } from '../agents/records.js';
-import { upsertCapability } from '../capabilities/execute.js';
 import { OrgFileError, type OrgFile } from './schema.js';
 import { upsertPerson } from '../people/records.js';
 import { replaceStandingRules } from '../rules/records.js';
@@ -15,6 +14,7 @@ import { passwordRule } from '../../config.js';
 import type { UpsertOutcome } from '../../platform/upsert.js';
 import { newId } from '../ids.js';
 import { setSpaceMembers, upsertSpace } from '../spaces/records.js';
+import { upsertCapability } from '../capabilities/catalogue.js';
 
 /** The names (emails or keys) of what was created, updated or left unchanged, in the file's order. */
 export type OutcomeNames = Record<UpsertOutcome, string[]>;

@@ -1,0 +1,174 @@
+/**
+ * The gate's database side (DESIGN 4.4): the gate itself (gate/) never touches the database, so this module
+ * loads what it weighs — the capability, the acting agent, its spending this month, every rule — stores each
+ * verdict with the inputs it was decided on, and charges an allowed action within the agent's budget.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { queryRows, type Queryable } from '../../platform/database.js';
+import { orgErrors } from '../errors.js';
+import { decide, type GateInputs, type GateRule, type GateVerdict } from '../gate/index.js';
+import { newId } from '../ids.js';
+import { agentMonthlyUsage, agents, capabilities, gateVerdicts, operations } from '../schema.js';
+import { gateRulesSql, toGateRules } from '../rules/records.js';
+import { spentThisMonthSql, usageMonth } from '../agents/usage.js';
+import { toCapabilityRecord, capabilityRecord, findCapability, type CapabilityRow, type AgentRow, gateVerdictRecord } from './catalogue.js';
+
+/** DESIGN 4.1: the acting agent of a client's call is the client's own agent (one per client and person). */
+export async function clientAgent(db: Queryable, personId: string, clientId: string): Promise<AgentRow> {
+  const [row] = await db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.kind, 'client'), eq(agents.clientId, clientId), eq(agents.responsiblePersonId, personId)));
+  if (!row) throw orgErrors.forbidden('this client is not connected as an agent of the organization: connect it again through consent');
+  return row;
+}
+
+export function gateSubjects(capability: CapabilityRow, agent: AgentRow) {
+  return {
+    capability: { id: capability.id, key: capability.key, risk: capability.risk, cost: capability.cost, enabled: capability.enabled },
+    agentBase: { id: agent.id, key: agent.key, status: agent.status, autonomy: agent.autonomy, budget: agent.budget },
+  };
+}
+
+/** What the gate weighs besides the input (DESIGN 4.4), as it stands at `now`. */
+export interface GateSubject {
+  capability: CapabilityRow;
+  agent: AgentRow;
+  /** The agent's use of its budget in the month of `now`. */
+  spent: number;
+  rules: GateRule[];
+  now: Date;
+}
+
+/** Reads the gate's subject in one statement: the capability, the agent, its spending this month, every rule. */
+export async function loadGateSubject(db: Queryable, capabilityId: string, agentId: string): Promise<GateSubject> {
+  const now = new Date();
+  const [row] = await db
+    .select({
+      capability: capabilities,
+      agent: agents,
+      spent: sql<number>`${spentThisMonthSql(agentId, usageMonth(now))}`.mapWith(Number),
+      standing: sql<never[]>`${gateRulesSql.standing}`,
+      learned: sql<never[]>`${gateRulesSql.learned}`,
+    })
+    .from(capabilities)
+    .innerJoin(agents, eq(agents.id, agentId))
+    .where(eq(capabilities.id, capabilityId));
+  if (!row) {
+    await findCapability(db, capabilityId);
+    throw orgErrors.notFound('agent');
+  }
+  return { capability: row.capability, agent: row.agent, spent: row.spent, rules: toGateRules(row.standing, row.learned), now };
+}
+
+type VerdictSubject = GateSubject & { input: unknown; spaceId: string | null; operationId?: string };
+
+/** The gate's inputs for `subject` and `input` (DESIGN 4.4), as `decide()` takes them and `gate_verdicts` keeps them. */
+function gateInputs(subject: VerdictSubject): GateInputs {
+  const { capability, agentBase } = gateSubjects(subject.capability, subject.agent);
+  return { now: subject.now.toISOString(), capability, agent: { ...agentBase, spent: subject.spent }, input: subject.input, rules: subject.rules };
+}
+
+/** Stores a verdict with the inputs it was decided on. */
+async function storeVerdict(db: Queryable, subject: VerdictSubject, inputs: GateInputs, verdict: GateVerdict): Promise<GateVerdict & { verdict_id: string }> {
+  const id = newId('gv');
+  await db.insert(gateVerdicts).values({
+    id,
+    capabilityId: subject.capability.id,
+    agentId: subject.agent.id,
+    spaceId: subject.spaceId,
+    operationId: subject.operationId ?? null,
+    verdict: verdict.verdict,
+    reasons: verdict.reasons,
+    ruleIds: verdict.rule_ids,
+    shadow: verdict.shadow,
+    inputs,
+  });
+  return { ...verdict, verdict_id: id };
+}
+
+/** Decides on `subject` and `input`, and stores the verdict with its inputs (DESIGN 4.4). Charges nothing. */
+export async function evaluateGate(db: Queryable, subject: VerdictSubject): Promise<GateVerdict & { verdict_id: string }> {
+  const inputs = gateInputs(subject);
+  return storeVerdict(db, subject, inputs, decide(inputs));
+}
+
+/**
+ * Decides for an operation about to run, and when the gate allows it charges the agent in the same step
+ * (DESIGN 4.4: "Budgets hold exactly"). The spending read with the subject may be stale by the time the charge
+ * lands — other processes charge the same agent — so an allowed action is charged only if the charge still fits
+ * the budget (`chargeWithinBudget`); when it does not, the gate decides again on what was actually spent, which
+ * pauses the action for a person like any other cost over the budget.
+ */
+export async function decideAndCharge(db: Queryable, subject: VerdictSubject & { operationId: string }): Promise<GateVerdict & { verdict_id: string; charged: boolean }> {
+  let inputs = gateInputs(subject);
+  let verdict = decide(inputs);
+  let charged = false;
+  if (verdict.verdict === 'allow') {
+    const charge = await chargeWithinBudget(db, subject.operationId, subject.agent.id, subject.capability.cost, subject.now);
+    charged = charge.charged;
+    if (!charged) {
+      inputs = { ...inputs, agent: { ...inputs.agent, spent: charge.used } };
+      verdict = decide(inputs);
+      // The budget may have been lowered since it was read: the refused charge is the judge.
+      if (verdict.verdict === 'allow') verdict = { ...verdict, verdict: 'require_approval', reasons: [overBudgetReason(subject.capability.cost, subject.agent, charge.used)] };
+    }
+  }
+  return { ...(await storeVerdict(db, subject, inputs, verdict)), charged };
+}
+
+function overBudgetReason(cost: number, agent: AgentRow, used: number): string {
+  return `the cost ${cost} is over the agent's remaining budget of ${Math.max((agent.budget ?? 0) - used, 0)} units this month`;
+}
+
+export const describedCapability = capabilityRecord.extend({
+  /** What the gate would decide were the caller to run it now with input that matches its schema. */
+  verdict: gateVerdictRecord,
+});
+
+export async function describeCapability(db: Queryable, id: string, caller: { personId: string; clientId: string }) {
+  const agent = await clientAgent(db, caller.personId, caller.clientId);
+  const subject = await loadGateSubject(db, id, agent.id);
+  // Input conditions of rules cannot be judged without input: the verdict is for an empty object.
+  const { verdict_id: _id, ...verdict } = await evaluateGate(db, { ...subject, input: {}, spaceId: null });
+  return { ...toCapabilityRecord(subject.capability), verdict };
+}
+
+/** Thrown inside `chargeWithinBudget`'s transaction to undo the operation's mark when the charge does not fit. */
+class OverBudget extends Error {
+  constructor(readonly used: number) {
+    super('over budget');
+  }
+}
+
+/**
+ * Marks the operation charged and adds `cost` to the agent's month only if the month's use stays within the
+ * agent's budget (none: no limit), as one atomic step: the conditional upsert's `WHERE` is judged on the row it
+ * has locked, so concurrent charges from any number of processes never add up past the budget. When it does
+ * not fit, nothing is marked or charged and the month's use is returned. An operation already marked was
+ * charged by an earlier run of the same operation.
+ */
+async function chargeWithinBudget(db: Queryable, operationId: string, agentId: string, cost: number, at: Date): Promise<{ charged: boolean; used: number }> {
+  const month = usageMonth(at);
+  const budget = sql`(SELECT budget FROM ${agents} WHERE id = ${agentId})`;
+  try {
+    return await db.transaction(async (tx) => {
+      const marked = await queryRows(tx, sql`UPDATE ${operations} SET charged_at = now() WHERE id = ${operationId} AND charged_at IS NULL RETURNING id`);
+      if (!marked.length) return { charged: true, used: -1 };
+      const [row] = await queryRows<{ used: number }>(
+        tx,
+        sql`INSERT INTO ${agentMonthlyUsage} (agent_id, month, used)
+          SELECT ${agentId}, ${month}, ${cost} WHERE ${cost} <= coalesce(${budget}, ${cost})
+          ON CONFLICT (agent_id, month) DO UPDATE SET used = ${agentMonthlyUsage}.used + excluded.used, updated_at = now()
+            WHERE ${agentMonthlyUsage}.used + excluded.used <= coalesce(${budget}, ${agentMonthlyUsage}.used + excluded.used)
+          RETURNING used`,
+      );
+      if (row) return { charged: true, used: Number(row.used) };
+      const [spent] = await queryRows<{ used: number }>(tx, sql`SELECT ${spentThisMonthSql(agentId, month)} AS used`);
+      throw new OverBudget(Number(spent?.used ?? 0));
+    });
+  } catch (error) {
+    if (error instanceof OverBudget) return { charged: false, used: error.used };
+    throw error;
+  }
+}
