@@ -17,7 +17,7 @@ import type { OrgContext } from '../context.js';
 import { connectorProblem, runConnector, type Connector } from './connectors/index.js';
 import { failure, type RunnerOutcome } from '../operations/operations.js';
 import type { OperationRow } from '../operations/states.js';
-import { actionHash, findDecision, openDecision } from '../decisions/resolve.js';
+import { actionHash, openDecision } from '../decisions/resolve.js';
 import { recheckHardDenies, type GateVerdict } from '../gate/index.js';
 import { operations } from '../schema.js';
 import { checkCapabilityInput } from './input-schema.js';
@@ -25,6 +25,7 @@ import { chargeAgentStatement } from '../agents/usage.js';
 import { type OperationOf, defineOperationKind } from '../operations/kinds.js';
 import { inputSchemaOf, findCapability, type AgentRow, type CapabilityRow } from './catalogue.js';
 import { gateSubjects, decideAndCharge, evaluateGate, loadGateSubject } from './gate-inputs.js';
+import { findDecision } from '../decisions/states.js';
 
 export interface ExecuteRequest {
   capabilityId: string;

@@ -4,12 +4,14 @@
  * `governance:admin` — never the client whose action it is.
  */
 import { z } from 'zod';
-import { decisionRecord, decisionsFor, DECISION_STATUSES, resolvedDecision, resolveDecision, type Resolver } from '../decisions/resolve.js';
+import { resolveDecision } from '../decisions/resolve.js';
 import { getPerson } from '../people/records.js';
 import { orgErrors } from '../errors.js';
 import { id, instant, text } from '../fields.js';
 import type { OrgToolCall } from './tools.js';
 import { defineOrgTool } from './tools.js';
+import { DECISION_STATUSES } from '../decisions/states.js';
+import { decisionRecord, decisionsFor, resolvedDecision, type Resolver } from '../decisions/records.js';
 
 async function resolverOf({ db, principal }: OrgToolCall): Promise<Resolver> {
   // call.db: inside resolve_decision it is the idempotency key's transaction (PGlite has one connection).

@@ -1,3 +1,4 @@
+/** A task as a person works with it (the MCP tools and the inbox): create, list, read, answer, cancel, and the open questions. */
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
@@ -13,8 +14,6 @@ import { type TaskQuestion, type CancelTaskInput, addEvent, type CreateTaskInput
 import { taskAnswerJob, deliverTask } from './runs.js';
 import { keysetPage } from '../../platform/paging.js';
 
-// ---------------------------------------------------------------------------------------------------------
-// A person's side (the MCP tools)
 
 /**
  * Creates a task in `input.space_id` (the caller's space: the tool registry checks it). An assignee must be

@@ -9,7 +9,7 @@
  * - the delivery of a task to its agent and the agent API, for the assigned agent: `getTaskForAgent(db,
  *   taskId, agentId)`, and `startTask`, `addTaskProgress`, `askTaskQuestion`, `completeTask`, `reopenTask`,
  *   each `(ctx, db, taskId, input)`: they run in the caller's transaction `db` and refuse with `invalid_state`
- *   (naming the task's status) what the status table of task-states.ts does not allow;
+ *   (naming the task's status) what the status table of states.ts does not allow;
  * - the assistant: `searchTasks`;
  * - the scheduler: `runDueTasks`, every TASK_RUNS_EVERY_SECONDS on one process (periodic job).
  *
@@ -145,6 +145,8 @@ export interface TaskCaller {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// What the person's and the agent's side share
+
 /** A status move and the progress event that tells it, together. */
 export async function recordMove(
   db: Queryable,

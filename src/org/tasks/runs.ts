@@ -1,3 +1,4 @@
+/** Scheduled runs (DESIGN 4.1): due runs fire once however many processes look, and each run of an assigned task is delivered as a `task` operation. */
 import { and, asc, eq, notInArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
@@ -12,8 +13,6 @@ import { moveTask, type TaskRow } from './states.js';
 import { addEvent } from './records.js';
 import { taskKind } from '../delivery/kinds.js';
 
-// ---------------------------------------------------------------------------------------------------------
-// Scheduled runs
 
 export const TASK_RUNS_JOB = 'org.task-runs';
 /** How often due runs are looked for: a run fires at most this late. */

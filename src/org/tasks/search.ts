@@ -1,3 +1,4 @@
+/** Task search for the assistant's retrieval: full-text first, trigram for partial words. */
 import { and, desc, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
@@ -11,8 +12,6 @@ import { toIso } from '../../platform/time.js';
 import { tasks } from '../schema.js';
 import { taskActor, type TaskRecord } from './records.js';
 
-// ---------------------------------------------------------------------------------------------------------
-// Search (the assistant's retrieval)
 
 export interface TaskHit {
   id: string;

@@ -8,7 +8,7 @@
  * and Answer (POST /inbox/answer), answered exactly as `answer_task` does.
  */
 import type { FastifyInstance } from 'fastify';
-import { decisionContexts, decisionsFor, resolveDecision, type DecisionContext } from '../decisions/resolve.js';
+import { resolveDecision } from '../decisions/resolve.js';
 import type { ResolvedByRecord } from '../operations/operations.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
 import { answerTaskInput } from '../tasks/records.js';
@@ -18,6 +18,7 @@ import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from '.
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
 import { listOpenTaskQuestions, answerTask } from '../tasks/person.js';
+import { decisionsFor, type DecisionContext, decisionContexts } from '../decisions/records.js';
 
 const DONE: Record<string, string> = {
   answered: 'Answered: the agent receives your answer.',

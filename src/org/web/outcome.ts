@@ -4,7 +4,6 @@
  * runs, the page refreshes itself every two seconds (a meta refresh: no JavaScript needed).
  */
 import type { FastifyInstance } from 'fastify';
-import { decisionsFor } from '../decisions/resolve.js';
 import { findOperation, toOperationRecord } from '../operations/operations.js';
 import { issueCsrfToken } from './csrf.js';
 import { describeResolver } from './inbox.js';
@@ -12,6 +11,7 @@ import { formatTime, html } from './html.js';
 import { sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
+import { decisionsFor } from '../decisions/records.js';
 
 /** The most of a result the page shows; the rest is for `get_operation`. */
 const SHOWN_RESULT_CHARS = 4000;

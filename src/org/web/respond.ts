@@ -1,11 +1,11 @@
 /** Small helpers every page module shares. */
 import type { FastifyReply } from 'fastify';
 import type { OrgContext } from '../context.js';
-import { countPendingDecisions } from '../decisions/resolve.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
 import { html, page, type SafeHtml } from './html.js';
 import type { Session } from './sessions.js';
 import { countOpenTaskQuestions } from '../tasks/person.js';
+import { countPendingDecisions } from '../decisions/records.js';
 
 export interface WebContext {
   ctx: OrgContext;
