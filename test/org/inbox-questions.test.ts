@@ -41,8 +41,8 @@ agents:
     const scribe = context.agents.find((agent: { key: string }) => agent.key === 'scribe').id;
     const task = await owner.callOk('create_task', { space_id: context.spaces[0].id, title: 'Plan the offsite', assignee_agent_id: scribe });
     const ctx = org.service.ctx;
-    await startTask(ctx, ctx.db, task.id);
-    const questionId = await askTaskQuestion(ctx, ctx.db, task.id, { text: 'Which city?', askedBy: scribe });
+    await startTask(ctx.db, task.id);
+    const questionId = await askTaskQuestion(ctx.db, task.id, { text: 'Which city?', askedBy: scribe });
 
     const browser = new Browserless(org.url);
     await browser.signIn(OWNER.email, OWNER.password);

@@ -175,7 +175,7 @@ describe.each(engines)('tasks on %s', (engine) => {
       const byAgent = await owner.callOk('list_tasks', { assignee_agent_id: scribe, limit: 50 });
       expect(byAgent.tasks.map((task: { id: string }) => task.id)).toContain(assigned.id);
       expect(byAgent.tasks.every((task: { assignee_agent_id?: string }) => task.assignee_agent_id === scribe)).toBe(true);
-      await completeTask(ctx(), ctx().db, assigned.id, { result: { ok: true } });
+      await completeTask(ctx().db, assigned.id, { result: { ok: true } });
       const done = await owner.callOk('list_tasks', { status: 'done', space_id: general, limit: 50 });
       expect(done.tasks.map((task: { id: string }) => task.id)).toContain(assigned.id);
       expect(done.tasks.every((task: { status: string }) => task.status === 'done')).toBe(true);
@@ -223,14 +223,14 @@ describe.each(engines)('tasks on %s', (engine) => {
     it('waits while questions are open and returns to in_progress when the last is answered', async () => {
       const task = await owner.callOk('create_task', { space_id: general, title: 'Plan the offsite', assignee_agent_id: scribe });
       const operationId = task.progress[0].operation_id;
-      await startTask(ctx(), ctx().db, task.id, { operationId });
-      await addTaskProgress(ctx(), ctx().db, task.id, { message: 'Looked at venues', percent: 20, operationId });
-      await expect(addTaskProgress(ctx(), ctx().db, task.id, { message: 'Too far', percent: 101 })).rejects.toMatchObject({
+      await startTask(ctx().db, task.id, { operationId });
+      await addTaskProgress(ctx().db, task.id, { message: 'Looked at venues', percent: 20, operationId });
+      await expect(addTaskProgress(ctx().db, task.id, { message: 'Too far', percent: 101 })).rejects.toMatchObject({
         code: 'invalid_request',
         details: { issues: [{ field: 'percent', message: 'a number from 0 to 100' }] },
       });
-      const city = await askTaskQuestion(ctx(), ctx().db, task.id, { text: 'Which city?', askedBy: scribe, operationId });
-      const people = await askTaskQuestion(ctx(), ctx().db, task.id, { text: 'How many people?', askedBy: scribe, operationId });
+      const city = await askTaskQuestion(ctx().db, task.id, { text: 'Which city?', askedBy: scribe, operationId });
+      const people = await askTaskQuestion(ctx().db, task.id, { text: 'How many people?', askedBy: scribe, operationId });
 
       const waiting = await owner.callOk('get_task', { task_id: task.id });
       expect(waiting.status).toBe('waiting');
@@ -285,35 +285,35 @@ describe.each(engines)('tasks on %s', (engine) => {
         message: 'question not found',
       });
 
-      const done = await completeTask(ctx(), ctx().db, task.id, { result: { venue: 'Lisbon' }, operationId });
+      const done = await completeTask(ctx().db, task.id, { result: { venue: 'Lisbon' }, operationId });
       expect(done).toMatchObject({ status: 'done', result: { venue: 'Lisbon' } });
       expect(done.progress.at(-1)).toMatchObject({ message: 'Done', operation_id: operationId });
     });
 
     it('only the assignee asks, and a finished task takes no questions, answers, progress or cancel', async () => {
       const task = await owner.callOk('create_task', { space_id: general, title: 'Order swag', assignee_agent_id: scribe });
-      await expect(askTaskQuestion(ctx(), ctx().db, task.id, { text: 'Sizes?', askedBy: sleepy })).rejects.toMatchObject({ code: 'not_found' });
-      const open = await askTaskQuestion(ctx(), ctx().db, task.id, { text: 'Which colours?', askedBy: scribe });
+      await expect(askTaskQuestion(ctx().db, task.id, { text: 'Sizes?', askedBy: sleepy })).rejects.toMatchObject({ code: 'not_found' });
+      const open = await askTaskQuestion(ctx().db, task.id, { text: 'Which colours?', askedBy: scribe });
       // Completing while a question is open is the agent's call; the question can no longer be answered.
-      await completeTask(ctx(), ctx().db, task.id);
+      await completeTask(ctx().db, task.id);
       const answer = await expectRefusedUnchanged(owner, 'answer_task', { task_id: task.id, question_id: open, answer: 'Blue' });
       expect(answer).toEqual({ code: 'invalid_state', message: 'the task is done, so it cannot take answers', details: { status: 'done', event: 'answer' } });
       const cancel = await expectRefusedUnchanged(owner, 'cancel_task', { task_id: task.id });
       expect(cancel).toEqual({ code: 'invalid_state', message: 'the task is done, so it cannot be cancelled', details: { status: 'done', event: 'cancel' } });
-      await expect(askTaskQuestion(ctx(), ctx().db, task.id, { text: 'More?', askedBy: scribe })).rejects.toMatchObject({
+      await expect(askTaskQuestion(ctx().db, task.id, { text: 'More?', askedBy: scribe })).rejects.toMatchObject({
         code: 'invalid_state',
         message: 'the task is done, so it cannot take questions',
       });
-      await expect(addTaskProgress(ctx(), ctx().db, task.id, { message: 'late' })).rejects.toMatchObject({ code: 'invalid_state' });
-      await expect(reopenTask(ctx(), ctx().db, task.id, { error: { code: 'agent_failed', message: 'x' } })).rejects.toMatchObject({ code: 'invalid_state' });
-      await expect(startTask(ctx(), ctx().db, 'tsk_missing')).rejects.toMatchObject({ code: 'not_found' });
+      await expect(addTaskProgress(ctx().db, task.id, { message: 'late' })).rejects.toMatchObject({ code: 'invalid_state' });
+      await expect(reopenTask(ctx().db, task.id, { error: { code: 'agent_failed', message: 'x' } })).rejects.toMatchObject({ code: 'invalid_state' });
+      await expect(startTask(ctx().db, 'tsk_missing')).rejects.toMatchObject({ code: 'not_found' });
     });
 
     it('a failure puts the task back to open with the error as a progress event', async () => {
       const task = await owner.callOk('create_task', { space_id: general, title: 'Fix the printer', assignee_agent_id: scribe });
-      await startTask(ctx(), ctx().db, task.id);
-      await expect(startTask(ctx(), ctx().db, task.id)).rejects.toMatchObject({ code: 'invalid_state', message: 'the task is in_progress, so it cannot be started' });
-      const reopened = await reopenTask(ctx(), ctx().db, task.id, { error: { code: 'agent_failed', message: 'out of toner' } });
+      await startTask(ctx().db, task.id);
+      await expect(startTask(ctx().db, task.id)).rejects.toMatchObject({ code: 'invalid_state', message: 'the task is in_progress, so it cannot be started' });
+      const reopened = await reopenTask(ctx().db, task.id, { error: { code: 'agent_failed', message: 'out of toner' } });
       expect(reopened.status).toBe('open');
       expect(reopened.progress.at(-1)).toMatchObject({ message: 'Failed (agent_failed): out of toner' });
     });
@@ -331,7 +331,7 @@ describe.each(engines)('tasks on %s', (engine) => {
       expect((await owner.callOk('get_operation', { operation_id: operationId })).status).toBe('cancelled');
       const again = await expectRefusedUnchanged(owner, 'cancel_task', { task_id: task.id });
       expect(again).toEqual({ code: 'invalid_state', message: 'the task is cancelled, so it cannot be cancelled', details: { status: 'cancelled', event: 'cancel' } });
-      await expect(completeTask(ctx(), ctx().db, task.id)).rejects.toMatchObject({ code: 'invalid_state' });
+      await expect(completeTask(ctx().db, task.id)).rejects.toMatchObject({ code: 'invalid_state' });
     });
 
     it('stops a schedule: no next run, and nothing fires later', async () => {
@@ -374,7 +374,7 @@ describe.each(engines)('tasks on %s', (engine) => {
     it('skips a run while the last one is still in progress, and opens a done task again for the next', async () => {
       const task = await owner.callOk('create_task', { space_id: general, title: 'Nightly backup check', assignee_agent_id: scribe, schedule: { cron: '0 3 * * *', timezone: 'UTC' } });
       await runDueTasks(ctx(), new Date('2032-01-01T03:00:00Z'));
-      await startTask(ctx(), ctx().db, task.id);
+      await startTask(ctx().db, task.id);
       await runDueTasks(ctx(), new Date('2032-01-02T03:00:00Z'));
       let seen = await owner.callOk('get_task', { task_id: task.id });
       expect(seen.status).toBe('in_progress');
@@ -382,7 +382,7 @@ describe.each(engines)('tasks on %s', (engine) => {
       expect(seen.progress.at(-1).message).toBe('Scheduled run at 2032-01-02T03:00:00 UTC skipped: the task is still in progress');
       expect(await operationsOf(task.id)).toHaveLength(1);
 
-      await completeTask(ctx(), ctx().db, task.id);
+      await completeTask(ctx().db, task.id);
       await runDueTasks(ctx(), new Date('2032-01-03T03:00:00Z'));
       seen = await owner.callOk('get_task', { task_id: task.id });
       expect(seen.status).toBe('open');

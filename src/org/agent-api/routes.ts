@@ -70,7 +70,7 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
         { schema: { tags, summary: 'Add a progress event', params, body: progressBody, response: { 200: reported } } },
         async (request) => {
           const operation = current(request);
-          await reportProgress(ctx, ctx.db, operation, request.body);
+          await reportProgress(ctx.db, operation, request.body);
           return { operation: await reload(ctx, operation.id) };
         },
       );
@@ -79,7 +79,7 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
         '/complete',
         { schema: { tags, summary: 'The work succeeded with this result', params, body: completeBody, response: { 200: reported } } },
         async (request) => {
-          const row = await finishWork(ctx, ctx.db, current(request), { status: 'succeeded', result: request.body.result });
+          const row = await finishWork(ctx.db, current(request), { status: 'succeeded', result: request.body.result });
           return { operation: toOperationRecord(row) };
         },
       );
@@ -90,7 +90,7 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
         async (request) => {
           const { error } = request.body;
           const message = typeof error === 'string' ? error : error.message;
-          const row = await finishWork(ctx, ctx.db, current(request), { status: 'failed', error: { code: 'agent_failed', message } });
+          const row = await finishWork(ctx.db, current(request), { status: 'failed', error: { code: 'agent_failed', message } });
           return { operation: toOperationRecord(row) };
         },
       );
@@ -106,7 +106,7 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
             response: { 200: z.object({ question_id: z.string() }) },
           },
         },
-        async (request) => ({ question_id: await askQuestion(ctx, ctx.db, stillRunning(current(request)), request.body.text) }),
+        async (request) => ({ question_id: await askQuestion(ctx.db, stillRunning(current(request)), request.body.text) }),
       );
 
       scope.get(

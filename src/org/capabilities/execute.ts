@@ -99,7 +99,7 @@ async function runCapability(ctx: OrgContext, operation: OperationOf<{ capabilit
   if (verdict.verdict === 'deny') return { status: 'failed', error: failure('denied_by_rule', verdict.reasons.join('; ')) };
   if (verdict.verdict === 'require_approval') {
     // The decision and its expiry job together, or neither.
-    const decisionId = await ctx.db.transaction((tx) => openDecision(ctx, tx, { operation, capability, agent, input, verdict }));
+    const decisionId = await ctx.db.transaction((tx) => openDecision(tx, { operation, capability, agent, input, verdict }));
     return { status: 'paused', decisionId };
   }
   return runApproved(ctx, capability, agent, operation, input, { charged });

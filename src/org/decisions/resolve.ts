@@ -40,7 +40,6 @@ const expireDecision = jobKind<{ decision_id: string }>('org.decision-expiry');
  * and schedules its expiry.
  */
 export async function openDecision(
-  ctx: OrgContext,
   db: Queryable,
   paused: {
     operation: OperationRow;
@@ -86,7 +85,7 @@ export interface Resolution {
 }
 
 /** Resolves a decision in `db` (a transaction): approving resumes the operation, denying fails it `denied`. */
-export async function resolveDecision(ctx: OrgContext, db: Queryable, resolution: Resolution, resolver: Resolver) {
+export async function resolveDecision(db: Queryable, resolution: Resolution, resolver: Resolver) {
   const visible = await decisionsFor(db, resolver, { id: resolution.decisionId });
   const decision = visible[0];
   if (!decision) throw orgErrors.notFound('decision');

@@ -220,7 +220,7 @@ async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: O
   switch (outcome.kind) {
     case 'answered': {
       const alongside = settlement(ctx.db, delivery.id, 'delivered');
-      const finished = await finishWork(ctx, ctx.db, operation, { status: 'succeeded', result: outcome.result }, alongside).catch(ignoreLostRace);
+      const finished = await finishWork(ctx.db, operation, { status: 'succeeded', result: outcome.result }, alongside).catch(ignoreLostRace);
       if (finished) ctx.watch.answeredHere(finished);
       return;
     }
@@ -228,7 +228,7 @@ async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: O
       return ctx.db.transaction(async (tx) => {
         await settleDelivery(tx, delivery.id, 'delivered');
         // The agent took up the task it was sent; an answer's acceptance changes nothing.
-        if (delivery.type === 'task') await acceptWork(ctx, tx, operation);
+        if (delivery.type === 'task') await acceptWork(tx, operation);
       });
     case 'refused':
       return giveUp(ctx, delivery, operation, outcome.reason);
@@ -251,7 +251,7 @@ async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: O
 async function giveUp(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, reason: string): Promise<void> {
   ctx.log.warn({ delivery: delivery.id, operation: operation.id, reason }, 'delivery failed; the operation is undeliverable');
   const error = failure('undeliverable', `the agent could not be reached: ${reason}`);
-  await finishWork(ctx, ctx.db, operation, { status: 'failed', error }, settlement(ctx.db, delivery.id, 'failed', reason)).catch(ignoreLostRace);
+  await finishWork(ctx.db, operation, { status: 'failed', error }, settlement(ctx.db, delivery.id, 'failed', reason)).catch(ignoreLostRace);
 }
 
 /** Settles a pending delivery and drops its queued attempt, in one statement. */

@@ -8,7 +8,6 @@
 import type { Queryable } from '../../platform/database.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
 import type { WithSubquery } from 'drizzle-orm';
-import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { addProgress, completeOperation, failOperation, type OperationError } from '../operations/operations.js';
 import type { OperationRow } from '../operations/states.js';
@@ -29,7 +28,7 @@ function taskOf(operation: OperationRow): string | undefined {
  * operation's move in its statement (a delivery's settlement). Without a task that one statement is all; with
  * one, it runs in a transaction with the task's move.
  */
-export async function finishWork(ctx: OrgContext, db: Queryable, operation: OperationRow, outcome: WorkOutcome, alongside: WithSubquery[] = []): Promise<OperationRow> {
+export async function finishWork(db: Queryable, operation: OperationRow, outcome: WorkOutcome, alongside: WithSubquery[] = []): Promise<OperationRow> {
   const taskId = taskOf(operation);
   const end = (on: Queryable) =>
     outcome.status === 'succeeded'
@@ -39,31 +38,31 @@ export async function finishWork(ctx: OrgContext, db: Queryable, operation: Oper
   return db.transaction(async (tx) => {
     const row = await end(tx);
     if (outcome.status === 'succeeded') {
-      await completeTask(ctx, tx, taskId, { result: outcome.result, operationId: operation.id }).catch(ignoreLostRace);
+      await completeTask(tx, taskId, { result: outcome.result, operationId: operation.id }).catch(ignoreLostRace);
     } else {
-      await reopenTask(ctx, tx, taskId, { error: outcome.error, operationId: operation.id }).catch(ignoreLostRace);
+      await reopenTask(tx, taskId, { error: outcome.error, operationId: operation.id }).catch(ignoreLostRace);
     }
     return row;
   });
 }
 
 /** The agent took the work (202): a delivered task is now in progress. */
-export async function acceptWork(ctx: OrgContext, db: Queryable, operation: OperationRow): Promise<void> {
+export async function acceptWork(db: Queryable, operation: OperationRow): Promise<void> {
   const taskId = taskOf(operation);
-  if (taskId) await startTask(ctx, db, taskId, { operationId: operation.id }).catch(ignoreLostRace);
+  if (taskId) await startTask(db, taskId, { operationId: operation.id }).catch(ignoreLostRace);
 }
 
-export async function reportProgress(ctx: OrgContext, db: Queryable, operation: OperationRow, event: { message: string; percent?: number }): Promise<void> {
+export async function reportProgress(db: Queryable, operation: OperationRow, event: { message: string; percent?: number }): Promise<void> {
   await db.transaction(async (tx) => {
     await addProgress(tx, operation.id, event);
     const taskId = taskOf(operation);
-    if (taskId) await addTaskProgress(ctx, tx, taskId, { ...event, operationId: operation.id });
+    if (taskId) await addTaskProgress(tx, taskId, { ...event, operationId: operation.id });
   });
 }
 
 /** DESIGN 4.5 `/questions`: asks the task's people; the answer comes back as a `type: answer` delivery. */
-export async function askQuestion(ctx: OrgContext, db: Queryable, operation: OperationRow, text: string): Promise<string> {
+export async function askQuestion(db: Queryable, operation: OperationRow, text: string): Promise<string> {
   const taskId = taskOf(operation);
   if (!taskId) throw orgErrors.invalidRequest(`questions are asked on task deliveries only; this operation is a ${operation.kind}`);
-  return askTaskQuestion(ctx, db, taskId, { text, askedBy: operation.agentId ?? '', operationId: operation.id });
+  return askTaskQuestion(db, taskId, { text, askedBy: operation.agentId ?? '', operationId: operation.id });
 }

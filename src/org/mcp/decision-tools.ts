@@ -69,7 +69,7 @@ export const decisionTools = [
         // DESIGN 4.4: never the client whose action it is, whatever its scopes.
         throw orgErrors.forbidden('this client asked for this action itself, so it cannot resolve it: another person or client must');
       }
-      return resolveDecision(call.ctx, call.db, { decisionId: decision_id, outcome, note, remember }, resolver);
+      return resolveDecision(call.db, { decisionId: decision_id, outcome, note, remember }, resolver);
     },
   }),
 ];

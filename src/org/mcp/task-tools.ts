@@ -59,7 +59,7 @@ export const taskTools = [
     input: answerTaskInput,
     output: taskRecord,
     annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    run: (args, call) => answerTask(call.ctx, call.db, args, caller(call)),
+    run: (args, call) => answerTask(call.db, args, caller(call)),
   }),
   defineOrgTool({
     name: 'cancel_task',
@@ -72,6 +72,6 @@ export const taskTools = [
     input: cancelTaskInput,
     output: taskRecord,
     annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    run: (args, call) => cancelTask(call.ctx, call.db, args, caller(call)),
+    run: (args, call) => cancelTask(call.db, args, caller(call)),
   }),
 ];

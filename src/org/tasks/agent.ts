@@ -3,7 +3,6 @@ import { eq } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 
 
-import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { newId } from '../ids.js';
 import { type OperationError } from '../operations/operations.js';
@@ -20,13 +19,12 @@ export async function getTaskForAgent(db: Queryable, taskId: string, agentId: st
 }
 
 /** The agent took the task up: `open` → `in_progress`. */
-export function startTask(ctx: OrgContext, db: Queryable, taskId: string, input: { operationId?: string } = {}): Promise<TaskRecord> {
+export function startTask(db: Queryable, taskId: string, input: { operationId?: string } = {}): Promise<TaskRecord> {
   return recordMove(db, taskId, 'start', { message: 'Started by its agent', operationId: input.operationId });
 }
 
 /** A progress event from the agent (`POST /progress` of a task delivery); refused once the task is finished. */
 export async function addTaskProgress(
-  ctx: OrgContext,
   db: Queryable,
   taskId: string,
   input: { message: string; percent?: number; operationId?: string },
@@ -41,7 +39,6 @@ export async function addTaskProgress(
  * the answer is delivered to.
  */
 export async function askTaskQuestion(
-  ctx: OrgContext,
   db: Queryable,
   taskId: string,
   input: { text: string; askedBy: string; operationId?: string },
@@ -64,11 +61,11 @@ export async function askTaskQuestion(
 }
 
 /** The agent finished (`POST /complete`, or an immediate answer): the task is `done`, its result kept. */
-export function completeTask(ctx: OrgContext, db: Queryable, taskId: string, input: { result?: unknown; operationId?: string } = {}): Promise<TaskRecord> {
+export function completeTask(db: Queryable, taskId: string, input: { result?: unknown; operationId?: string } = {}): Promise<TaskRecord> {
   return recordMove(db, taskId, 'complete', { message: 'Done', operationId: input.operationId }, { result: input.result ?? null });
 }
 
 /** The agent failed (`POST /fail`, or undeliverable): the task is `open` again, the error a progress event. */
-export function reopenTask(ctx: OrgContext, db: Queryable, taskId: string, input: { error: OperationError; operationId?: string }): Promise<TaskRecord> {
+export function reopenTask(db: Queryable, taskId: string, input: { error: OperationError; operationId?: string }): Promise<TaskRecord> {
   return recordMove(db, taskId, 'reopen', { message: `Failed (${input.error.code}): ${input.error.message}`, operationId: input.operationId });
 }

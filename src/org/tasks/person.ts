@@ -71,7 +71,7 @@ export async function getTask(db: Queryable, taskId: string, caller: Pick<TaskCa
  * A person answers a question the task's agent asked, recording who answered and when. When no question is
  * left open, a waiting task returns to `in_progress`. The answer goes to the operation the question came from.
  */
-export async function answerTask(ctx: OrgContext, db: Queryable, input: AnswerTaskInput, caller: TaskCaller): Promise<TaskRecord> {
+export async function answerTask(db: Queryable, input: AnswerTaskInput, caller: TaskCaller): Promise<TaskRecord> {
   await loadVisibleTask(db, input.task_id, caller);
   return db.transaction(async (tx) => {
     await moveTask(tx, input.task_id, 'answer');
@@ -106,7 +106,7 @@ export async function answerTask(ctx: OrgContext, db: Queryable, input: AnswerTa
  * Cancels an unfinished task: no further scheduled runs, and the work its agent still has under way (its
  * queued, running or paused operations) is cancelled with it. A done or cancelled task is `invalid_state`.
  */
-export async function cancelTask(ctx: OrgContext, db: Queryable, input: CancelTaskInput, caller: TaskCaller): Promise<TaskRecord> {
+export async function cancelTask(db: Queryable, input: CancelTaskInput, caller: TaskCaller): Promise<TaskRecord> {
   await loadVisibleTask(db, input.task_id, caller);
   return db.transaction(async (tx) => {
     await moveTask(tx, input.task_id, 'cancel', { nextRunAt: null });

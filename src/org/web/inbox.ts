@@ -121,7 +121,7 @@ ${recent.length
         ? { same_input: formField(request.body, 'same_input') === '1', ...(until ? { until: endOfDay(until) } : {}) }
         : undefined;
     const resolved = await ctx.db.transaction((tx) =>
-      resolveDecision(ctx, tx, { decisionId, outcome, note, remember }, { person: session.person, clientId: null }),
+      resolveDecision(tx, { decisionId, outcome, note, remember }, { person: session.person, clientId: null }),
     );
     // To what became of the action (outcome.ts), not a promise that it runs.
     return reply.redirect(`/inbox/decisions/${encodeURIComponent(resolved.decision.id)}`, 303);
@@ -138,7 +138,7 @@ ${recent.length
     });
     if (!parsed.success) return reply.redirect('/inbox', 303);
     const spaceIds = await listSpaceIdsOfPerson(ctx.db, session.person.id);
-    await answerTask(ctx, ctx.db, parsed.data, { personId: session.person.id, clientId: null, spaceIds });
+    await answerTask(ctx.db, parsed.data, { personId: session.person.id, clientId: null, spaceIds });
     return reply.redirect('/inbox?done=answered', 303);
   });
 }
