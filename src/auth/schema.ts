@@ -6,6 +6,7 @@
  * `person_id` refers to the org service's `people` table but carries no foreign key: the two folders are
  * owned and migrated independently, and a grant outliving its person is harmless (nobody can present it).
  */
+import type { JWK } from 'jose';
 import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
@@ -122,7 +123,7 @@ export const oauthSigningKeys = pgTable('oauth_signing_keys', {
   kid: text('kid').primaryKey(),
   generation: integer('generation').notNull().unique(),
   alg: text('alg').notNull(),
-  publicJwk: jsonb('public_jwk').notNull(),
-  privateJwk: jsonb('private_jwk').notNull(),
+  publicJwk: jsonb('public_jwk').$type<JWK>().notNull(),
+  privateJwk: jsonb('private_jwk').$type<JWK>().notNull(),
   createdAt: createdAt(),
 });

@@ -8,6 +8,18 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, customType, doublePrecision, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, index } from 'drizzle-orm/pg-core';
 
+/**
+ * The shapes the JSON columns hold (STYLE: "JSON columns carry their type"). They are declared here, with the
+ * tables, so the catalogue imports no concept; each concept's own types are these (capabilities' `Connector`,
+ * tasks' `Schedule`, an operation's error and progress events).
+ */
+export type ConnectorJson = { kind: 'webhook'; url: string; secret_env?: string } | { kind: 'content'; action: string };
+export type ScheduleJson = { at: string; timezone: string } | { cron: string; timezone: string };
+export type OperationErrorJson = { code: string; message: string };
+export type ProgressEventJson = { at: string; message: string; percent?: number };
+export type InputConditionJson = { path: string; op: string; value: unknown };
+type JsonObject = Record<string, unknown>;
+
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow();
 
@@ -72,7 +84,7 @@ export const agents = pgTable(
     /** Units per calendar month; null means no budget limit. */
     budget: integer('budget'),
     /** How the agent receives work (`{kind: 'webhook', url, secret_env}`); null for built-in and clients. */
-    delivery: jsonb('delivery'),
+    delivery: jsonb('delivery').$type<JsonObject>(),
     /** The OAuth client behind a `client` agent. */
     clientId: text('client_id'),
     status: text('status', { enum: ['active', 'disabled'] }).notNull().default('active'),
@@ -92,8 +104,8 @@ export const capabilities = pgTable('capabilities', {
   description: text('description').notNull().default(''),
   risk: text('risk', { enum: ['low', 'medium', 'high', 'critical'] }).notNull(),
   cost: integer('cost').notNull().default(0),
-  connector: jsonb('connector').notNull(),
-  inputSchema: jsonb('input_schema'),
+  connector: jsonb('connector').$type<ConnectorJson>().notNull(),
+  inputSchema: jsonb('input_schema').$type<JsonObject>(),
   enabled: boolean('enabled').notNull().default(true),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
@@ -149,12 +161,12 @@ export const operations = pgTable(
     agentId: text('agent_id').references(() => agents.id, { onDelete: 'set null' }),
     spaceId: text('space_id').references(() => spaces.id, { onDelete: 'set null' }),
     /** What the work needs, as the kind's runner reads it (the question, the message, the task id, …). */
-    input: jsonb('input').notNull(),
+    input: jsonb('input').$type<JsonObject>().notNull(),
     /** `[{at, message, percent?}]`, appended in order. */
-    progress: jsonb('progress').notNull().default(sql`'[]'::jsonb`),
+    progress: jsonb('progress').$type<ProgressEventJson[]>().notNull().default(sql`'[]'::jsonb`),
     result: jsonb('result'),
     /** `{code, message}` once failed. */
-    error: jsonb('error'),
+    error: jsonb('error').$type<OperationErrorJson>(),
     decisionId: text('decision_id'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -199,8 +211,8 @@ export const gateVerdicts = pgTable(
     /** The operation it decided; null for describe_capability and dry runs. */
     operationId: text('operation_id'),
     verdict: text('verdict', { enum: ['allow', 'require_approval', 'deny'] }).notNull(),
-    reasons: jsonb('reasons').notNull(),
-    ruleIds: jsonb('rule_ids').notNull(),
+    reasons: jsonb('reasons').$type<string[]>().notNull(),
+    ruleIds: jsonb('rule_ids').$type<string[]>().notNull(),
     shadow: jsonb('shadow').notNull(),
     /** The gate's whole input (capability, agent, budget spent, action input, rules, time). */
     inputs: jsonb('inputs').notNull(),
@@ -225,7 +237,7 @@ export const decisions = pgTable(
     input: jsonb('input').notNull(),
     actionHash: text('action_hash').notNull(),
     risk: text('risk', { enum: ['low', 'medium', 'high', 'critical'] }).notNull(),
-    reasons: jsonb('reasons').notNull(),
+    reasons: jsonb('reasons').$type<string[]>().notNull(),
     verdictId: text('verdict_id').notNull(),
     requestedAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'string' }).notNull(),
@@ -250,7 +262,7 @@ export const learnedRules = pgTable(
     agentId: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
     capabilityId: text('capability_id').notNull().references(() => capabilities.id, { onDelete: 'cascade' }),
     /** Input conditions the rule is limited to (`[{path: '', op: 'eq', value: <input>}]`), or null for any input. */
-    inputConditions: jsonb('input_conditions'),
+    inputConditions: jsonb('input_conditions').$type<InputConditionJson[]>(),
     until: timestamp('until', { withTimezone: true, mode: 'string' }),
     createdBy: text('created_by').references(() => people.id, { onDelete: 'set null' }),
     decisionId: text('decision_id'),
@@ -288,7 +300,7 @@ export const tasks = pgTable(
     /** The OAuth client it was created through. */
     clientId: text('client_id'),
     /** `{at, timezone}` or `{cron, timezone}` (org/schedules.ts). */
-    schedule: jsonb('schedule'),
+    schedule: jsonb('schedule').$type<ScheduleJson>(),
     nextRunAt: timestamp('next_run_at', { withTimezone: true, mode: 'string' }),
     /** What the agent reported when it last completed the task. */
     result: jsonb('result'),
@@ -429,7 +441,7 @@ export const deliveries = pgTable(
     operationId: text('operation_id').notNull().references(() => operations.id, { onDelete: 'cascade' }),
     type: text('type', { enum: ['message', 'task', 'answer'] }).notNull(),
     /** What the body carries beside the envelope (`text`, `task`, `answer`), fixed when the delivery is made. */
-    content: jsonb('content').notNull(),
+    content: jsonb('content').$type<JsonObject>().notNull(),
     status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     /** The retry window (DESIGN 4.5: 10 minutes) counts from the first attempt. */

@@ -6,12 +6,11 @@ import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { type Queryable } from '../../platform/database.js';
 import { contentActionSchema } from './connectors/content-actions.js';
-import { type Connector } from './connectors/index.js';
 import { orgErrors } from '../errors.js';
 import { RISKS, VERDICTS } from '../gate/index.js';
 import { newId } from '../ids.js';
 import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../../platform/upsert.js';
-import { agents, capabilities } from '../schema.js';
+import { agents, capabilities, type ConnectorJson } from '../schema.js';
 
 
 
@@ -23,7 +22,7 @@ export interface CapabilityInput {
   description: string;
   risk: 'low' | 'medium' | 'high' | 'critical';
   cost: number;
-  connector: Record<string, unknown>;
+  connector: ConnectorJson;
   inputSchema: Record<string, unknown> | null;
   enabled: boolean;
 }
@@ -82,8 +81,8 @@ export const gateVerdictRecord = z.object({
 
 /** The input schema in force: the file's, else (content connector) the content tool's own arguments. */
 export function inputSchemaOf(row: CapabilityRow): Record<string, unknown> | null {
-  if (row.inputSchema) return row.inputSchema as Record<string, unknown>;
-  const connector = row.connector as Connector;
+  if (row.inputSchema) return row.inputSchema;
+  const connector = row.connector;
   return connector.kind === 'content' ? contentActionSchema(connector.action) : null;
 }
 
@@ -97,7 +96,7 @@ export function toCapabilityRecord(row: CapabilityRow): CapabilityRecord {
     cost: row.cost,
     input_schema: inputSchemaOf(row),
     enabled: row.enabled,
-    connector: { kind: (row.connector as Connector).kind },
+    connector: { kind: row.connector.kind },
   };
 }
 

@@ -14,7 +14,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { type Queryable } from '../../platform/database.js';
 import type { OrgContext } from '../context.js';
-import { connectorProblem, runConnector, type Connector } from './connectors/index.js';
+import { connectorProblem, runConnector } from './connectors/index.js';
 import { failure, type RunnerOutcome } from '../operations/operations.js';
 import type { OperationRow } from '../operations/states.js';
 import { actionHash, openDecision } from '../decisions/resolve.js';
@@ -93,7 +93,7 @@ async function runCapability(ctx: OrgContext, operation: OperationOf<{ capabilit
     if (decision?.status === 'pending') return { status: 'paused', decisionId: decision.id };
   }
 
-  const problem = await connectorProblem(ctx, capability.connector as Connector);
+  const problem = await connectorProblem(ctx, capability.connector);
   if (problem) return { status: 'failed', error: failure('connector_failed', problem) };
   const { charged, ...verdict } = await decideAndCharge(ctx.db, { ...subject, input, spaceId: operation.spaceId, operationId: operation.id });
   if (verdict.verdict === 'deny') return { status: 'failed', error: failure('denied_by_rule', verdict.reasons.join('; ')) };
@@ -124,7 +124,7 @@ async function runApproved(
   { charged = false } = {},
 ): Promise<RunnerOutcome> {
   if (!charged) await chargeOnce(ctx, operation.id, agent.id, capability.cost);
-  return runConnector(ctx, capability.connector as Connector, {
+  return runConnector(ctx, capability.connector, {
     operationId: operation.id,
     decisionId: operation.decisionId,
     capability: { id: capability.id, key: capability.key },

@@ -97,7 +97,7 @@ function toDecisionRecord(
     action: { capability_id: row.capabilityId, capability_key: capabilityKey, capability_name: capabilityName, input: row.input, space_id: row.spaceId },
     agent: { id: row.agentId, name: agentName },
     risk: row.risk,
-    reasons: row.reasons as string[],
+    reasons: row.reasons,
     operation_id: row.operationId,
     requested_at: toIso(row.requestedAt),
     expires_at: toIso(row.expiresAt),
@@ -158,7 +158,7 @@ export async function decisionContexts(db: Queryable, decisionIds: readonly stri
         cost: row.cost,
         budget: row.budget,
         used: row.used,
-        destination: describeDestination(row.connector as { kind: string; url?: string; action?: string }),
+        destination: describeDestination(row.connector),
       },
     ]),
   );

@@ -59,7 +59,7 @@ export async function openDecision(
       capabilityId: paused.capability.id,
       agentId: paused.agent.id,
       spaceId: paused.operation.spaceId,
-      input: paused.input as Record<string, unknown>,
+      input: paused.input,
       actionHash: actionHash({ capabilityId: paused.capability.id, input: paused.input, agentId: paused.agent.id, spaceId: paused.operation.spaceId }),
       risk: paused.capability.risk,
       reasons: paused.verdict.reasons,

@@ -205,7 +205,7 @@ function deliveryBody(
     operation_id: operation.id,
     agent: { id: agent.id, key: agent.key },
     space_id: operation.spaceId,
-    ...(delivery.content as DeliveryContent),
+    ...delivery.content,
     from: { person_id: operation.personId, client_id: operation.clientId },
     callback: { url: callbackUrl(ctx, operation.id), token: token.token, expires_at: token.expiresAt },
   };

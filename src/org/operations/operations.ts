@@ -258,9 +258,9 @@ export function toOperationRecord(row: OperationRow): OperationRecord {
     agent_id: row.agentId,
     created_at: toIso(row.createdAt),
     updated_at: toIso(row.updatedAt),
-    progress: row.progress as ProgressEvent[],
+    progress: row.progress,
     ...(row.result === null ? {} : { result: row.result }),
-    ...(row.error === null ? {} : { error: row.error as OperationError }),
+    ...(row.error === null ? {} : { error: row.error }),
     ...(row.decisionId === null ? {} : { decision_id: row.decisionId }),
   };
 }

@@ -148,8 +148,8 @@ export async function unsetSecretsInUse(db: Queryable, env: NodeJS.ProcessEnv): 
     .orderBy(asc(capabilities.key));
   return describeUnset(
     [
-      ...declared.map((agent) => ({ variable: (agent.delivery as { secret_env?: string } | null)?.secret_env, user: `agent ${agent.key}` })),
-      ...connected.map((capability) => ({ variable: (capability.connector as { secret_env?: string }).secret_env, user: `capability ${capability.key}` })),
+      ...declared.map((agent) => ({ variable: typeof agent.delivery?.secret_env === 'string' ? agent.delivery.secret_env : undefined, user: `agent ${agent.key}` })),
+      ...connected.map((capability) => ({ variable: ('secret_env' in capability.connector ? capability.connector.secret_env : undefined), user: `capability ${capability.key}` })),
     ],
     env,
   );

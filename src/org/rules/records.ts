@@ -152,7 +152,7 @@ export async function listLearnedRules(db: Queryable, person: { id: string; role
     id: rule.id,
     agent: { id: rule.agentId, name: agentName },
     capability,
-    input: rule.inputConditions ? (rule.inputConditions as InputCondition[])[0].value : null,
+    input: rule.inputConditions ? rule.inputConditions[0].value : null,
     until: rule.until ? toIso(rule.until) : null,
     created_by: creator,
     decision_id: rule.decisionId,

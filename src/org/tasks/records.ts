@@ -25,12 +25,10 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
-
 import { toIso } from '../../platform/time.js';
 import { orgErrors } from '../errors.js';
 import { dateCursor, id as fieldId, text } from '../fields.js';
-
-import { scheduleInput, scheduleRecord, type Schedule } from './schedules.js';
+import { scheduleInput, scheduleRecord } from './schedules.js';
 import { taskProgress, taskQuestions, tasks } from '../schema.js';
 import { moveTask, TASK_STATUSES, type TaskEvent, type TaskRow } from './states.js';
 
@@ -217,7 +215,7 @@ export async function toRecords(db: Queryable, rows: TaskRow[]): Promise<TaskRec
     status: row.status,
     ...(row.assigneeAgentId ? { assignee_agent_id: row.assigneeAgentId } : {}),
     created_by: { type: row.createdByType, id: row.createdById },
-    ...(row.schedule ? { schedule: row.schedule as Schedule } : {}),
+    ...(row.schedule ? { schedule: row.schedule } : {}),
     ...(row.nextRunAt ? { next_run_at: toIso(row.nextRunAt) } : {}),
     progress: events
       .filter((event) => event.taskId === row.id)

@@ -6,8 +6,7 @@ import { jobKind, periodicJob, type JobHandler } from '../../platform/jobs.js';
 import { toIso } from '../../platform/time.js';
 import type { OrgContext } from '../context.js';
 
-
-import { instantToLocal, nextRunAfter, type Schedule } from './schedules.js';
+import { instantToLocal, nextRunAfter } from './schedules.js';
 import { tasks } from '../schema.js';
 import { moveTask, type TaskRow } from './states.js';
 import { addEvent } from './records.js';
@@ -70,7 +69,7 @@ async function fireTaskRun(ctx: OrgContext, taskId: string, dueAt: string, now: 
   return ctx.db.transaction(async (tx) => {
     const [task] = await tx.select().from(tasks).where(and(eq(tasks.id, taskId), eq(tasks.nextRunAt, dueAt)));
     if (!task) return false;
-    const schedule = task.schedule as Schedule;
+    const schedule = task.schedule!;
     const due = new Date(toIso(dueAt));
     const next = nextRunAfter(schedule, new Date(Math.max(now.getTime(), due.getTime())));
     const claimed = await tx

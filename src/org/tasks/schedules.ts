@@ -16,6 +16,7 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { text } from '../fields.js';
+import { type ScheduleJson } from '../schema.js';
 
 /** An IANA zone name as the time zone database spells it (no offsets such as `+01:00`, no abbreviations). */
 const IANA_NAME = /^(?:[A-Za-z][A-Za-z0-9_+-]*)(?:\/[A-Za-z0-9_+-]+)*$/;
@@ -74,7 +75,7 @@ export const scheduleInput = z
   .describe('Run once at a local time ({at, timezone}) or repeatedly ({cron, timezone}); the IANA timezone is required.');
 
 /** A stored, valid schedule (its `timezone` canonical). */
-export type Schedule = { at: string; timezone: string } | { cron: string; timezone: string };
+export type Schedule = ScheduleJson;
 
 /** The record's `schedule` (DESIGN 4.3 task shape). */
 export const scheduleRecord = z.union([

@@ -9,8 +9,9 @@ import type { OrgContext } from '../../context.js';
 import type { RunnerOutcome } from '../../operations/operations.js';
 import { contentTarget, runContentAction } from './content.js';
 import { runWebhook, webhookProblem } from './webhook.js';
+import { type ConnectorJson } from '../../schema.js';
 
-export type Connector = { kind: 'webhook'; url: string; secret_env?: string } | { kind: 'content'; action: string };
+export type Connector = ConnectorJson;
 
 /** What a connector is asked to do. */
 export interface ConnectorCall {
