@@ -9,7 +9,7 @@ import type { Db, Queryable } from '../platform/database.js';
 import { toIso } from '../platform/time.js';
 import { clientDisplayName } from './clients.js';
 import { PREFIX, randomToken } from './ids.js';
-import { oauthClients, oauthGrants, oauthTokens } from './schema.js';
+import { oauthGrants, oauthTokens } from './schema.js';
 import { SCOPE_NAMES } from './scopes.js';
 
 export interface NewGrant {

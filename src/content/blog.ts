@@ -17,7 +17,7 @@ import type { Queryable, Tx } from '../platform/database.js';
 import { cancelJob, jobKind, type JobHandler } from '../platform/jobs.js';
 import type { PageRequest } from '../platform/paging.js';
 import { orderedNow, toIso } from '../platform/time.js';
-import { diffChanges, recordActivity } from './activity.js';
+import { recordActivity } from './activity.js';
 import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';

@@ -10,12 +10,12 @@
  * - `setEntryStatus` (MCP update_changelog_entry) treats the current status as a no-op, so an update that
  *   repeats it succeeds; every other move than draft → review and review → published is refused.
  */
-import { and, eq, getTableColumns, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable, Tx } from '../platform/database.js';
 import type { PageRequest } from '../platform/paging.js';
 import { orderedNow, toIso } from '../platform/time.js';
-import { diffChanges, recordActivity } from './activity.js';
+import { recordActivity } from './activity.js';
 import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';

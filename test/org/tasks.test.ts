@@ -23,7 +23,7 @@ import {
   startTask,
 } from '../../src/org/tasks.js';
 import { engines } from '../helpers/databases.js';
-import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
+import { startOrg, type TestOrg } from '../helpers/org.js';
 import { connectClient, openMcpSession, postMcp } from '../helpers/oauth-flow.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 import { NOMAD, OTHER, writeTaskOrgFile } from '../helpers/task-org.js';
