@@ -29,6 +29,11 @@ export default tseslint.config(
         {
           zones: [
             {
+              target: 'src/config.ts',
+              from: ['src/platform', 'src/org', 'src/content', 'src/auth', 'src/cli', 'src/cli.ts'],
+              message: 'config.ts is the bottom layer: it reads the environment and imports nothing of Atrium (DESIGN.md §2).',
+            },
+            {
               target: 'src/platform',
               from: ['src/org', 'src/content', 'src/auth', 'src/cli', 'src/cli.ts'],
               message: 'platform/ is shared plumbing and imports no service (DESIGN.md §2).',
@@ -37,6 +42,11 @@ export default tseslint.config(
               target: 'src/content',
               from: ['src/org', 'src/auth'],
               message: 'content/ imports neither org/ nor auth/ (DESIGN.md §2).',
+            },
+            {
+              target: 'src/auth',
+              from: ['src/org', 'src/content', 'src/cli', 'src/cli.ts'],
+              message: "auth/ needs only its AuthContext, never the host service's modules (auth/index.ts).",
             },
             {
               target: 'src/org',
