@@ -2,21 +2,23 @@
 // information, so it stays fast) catches the rest. Import circles, type-only ones included, are checked by
 // scripts/import-cycles.ts, because import-x/no-cycle skips `import type`.
 import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 /** Everything that reads or writes the database: the gate is handed its inputs and never touches it. */
+const NO_DATABASE = 'The gate never touches the database: callers load its inputs and store its verdict.';
 const DATABASE = ['platform', 'org', 'auth', 'content'].map((folder) => `src/${folder}/schema.ts`).concat('src/platform/database.ts');
 const DATABASE_PACKAGES = ['drizzle-orm', 'drizzle-orm/*', 'pg', '@electric-sql/pglite', '@electric-sql/pglite/*'];
 
 /** What the operations engine may use from the organization: the shared catalogue, ids, fields, tables and context. */
-const ORG_SHARED = ['errors.ts', 'ids.ts', 'fields.ts', 'schema.ts', 'context.ts'].map((file) => `src/org/${file}`);
+const ORG_SHARED = ['errors.ts', 'ids.ts', 'fields.ts', 'schema.ts', 'context.ts'];
 
-export default tseslint.config(
+export default defineConfig(
   { ignores: ['node_modules/', 'data/', '.cache/', 'coverage/', 'drizzle/'] },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  tseslint.configs.recommended,
   {
     plugins: { 'import-x': importX },
     settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })] },
@@ -57,13 +59,13 @@ export default tseslint.config(
             {
               target: 'src/org/operations',
               from: 'src/org',
-              except: ['operations', ...ORG_SHARED.map((file) => file.slice('src/org/'.length))],
+              except: ['operations', ...ORG_SHARED],
               message: 'operations/ is the engine and imports no feature: features are handed to it in service.ts.',
             },
             {
               target: 'src/org/gate',
               from: DATABASE,
-              message: 'The gate never touches the database: callers load its inputs and store its verdict.',
+              message: NO_DATABASE,
             },
           ],
         },
@@ -89,12 +91,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              group: DATABASE_PACKAGES,
-              message: 'The gate never touches the database: callers load its inputs and store its verdict.',
-            },
-          ],
+          patterns: [{ group: DATABASE_PACKAGES, message: NO_DATABASE }],
         },
       ],
     },
