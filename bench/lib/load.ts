@@ -13,8 +13,6 @@ export interface LoadSettings {
   pipelining: number;
 }
 
-export const defaultLoadSettings: LoadSettings = { duration: 10, warmup: 2, connections: 50, pipelining: 1 };
-
 /**
  * The command-line options every org benchmark shares (`parseArgs` options): the load settings, which engines,
  * a note for the report and `--dry-run` (print, do not write bench/RESULTS.md). A benchmark adds its own.

@@ -24,10 +24,6 @@ import { oauthAuthorizationRequests, oauthClients, oauthCodes } from './schema.j
 import { parseScope } from './scopes.js';
 import { expiresIn } from './tokens.js';
 
-/** The org service's other entry points into the authorization server, in one place with the consent outcome. */
-export { verifyAccessToken, type VerifiedAccessToken } from './tokens.js';
-export { disconnectClient, listConnections, type Connection } from './grants.js';
-
 /** Where GET /oauth/authorize sends the browser: the consent page, or back to the client with an error. */
 export interface AuthorizeOutcome {
   location: string;

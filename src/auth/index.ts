@@ -3,9 +3,8 @@
  * its routes, the token check of the MCP endpoint, the consent and connections the people's pages show,
  * and the clean-up of spent rows. It needs only an `AuthContext` (context.ts), never the host's own modules.
  */
-export type { AuthConfig, AuthContext } from './context.js';
 export { registerAuthRoutes } from './routes.js';
-export { approveAuthorizationRequest, denyAuthorizationRequest, getAuthorizationRequest, type PendingAuthorization } from './authorization.js';
+export { approveAuthorizationRequest, denyAuthorizationRequest, getAuthorizationRequest } from './authorization.js';
 export { disconnectClient, listConnections } from './grants.js';
 export { deleteSpentOAuthRows, type OAuthSweep } from './retention.js';
 export { mcpResource, resourceMetadataUrl } from './resource.js';

@@ -10,7 +10,7 @@
  */
 import type { ChangeFeed } from '../platform/changes.js';
 import { ReadCache } from '../platform/read-cache.js';
-import type { ContentContext } from './context.js';
+import type { ContentContext, ContentReads, ReadSource } from './context.js';
 import type { ContentKind } from './write.js';
 
 /** Search reads every kind of content; the others one kind each. */
@@ -19,10 +19,7 @@ const SOURCES = {
   changelog: ['changelog'],
   roadmap: ['roadmap'],
   search: ['blog', 'changelog', 'roadmap'],
-} as const satisfies Record<string, readonly ContentKind[]>;
-export type ReadSource = keyof typeof SOURCES;
-
-export type ContentReads = Record<ReadSource, ReadCache<unknown>>;
+} as const satisfies Record<ReadSource, readonly ContentKind[]>;
 
 export interface ContentReadsOptions {
   /** Safety net for writes that bypass the domain layer; default 60 s. */

@@ -75,11 +75,6 @@ export interface Workflow<Status extends string, Row extends WorkflowRow, Name e
   moves: Record<Name, Rule<Status, Row> | Move<Status, Row>>;
 }
 
-/** The names of a workflow's entries that change the status (not the rules such as `delete`). */
-export type MoveName<W> = W extends Workflow<infer Status, infer Row, infer Name>
-  ? { [N in Name]: W['moves'][N] extends Move<Status, Row> ? N : never }[Name]
-  : never;
-
 /** How a record's editable fields are edited (blog.ts, changelog.ts). */
 export interface FieldEdit<Row, R, Field extends keyof R & string> {
   fields: readonly Field[];

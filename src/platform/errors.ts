@@ -2,7 +2,7 @@
  * The shape every catalogued error takes, and the platform's own catalogue. Each service keeps its own
  * catalogue beside it (`content/errors.ts`, `auth/errors.ts`): codes with their HTTP statuses, as data, and
  * the functions that build each refusal with its message. This module knows how such an error looks and how
- * it travels as REST JSON; the README's error table documents every catalogued code (test/platform/errors.test.ts).
+ * it travels as REST JSON; the README's error table documents every catalogued code (test/platform/error-catalogue.test.ts).
  */
 export interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown> };

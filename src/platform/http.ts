@@ -3,7 +3,17 @@
  * validation (and of the OpenAPI document), one structured log line per request (at debug level), and one error mapper
  * that turns anything thrown into the catalogued JSON error shape.
  */
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
 import {
   hasZodFastifySchemaValidationErrors,
   serializerCompiler,
@@ -15,7 +25,13 @@ import { isDatabaseUnreachable, RETRY_AFTER_SECONDS } from './database-outage.js
 import { isAppError, platformErrors, type AppError } from './errors.js';
 import { loggerOptions, type LogFormat } from './logger.js';
 
-export type HttpServer = FastifyInstance<any, any, any, any, ZodTypeProvider>;
+export type HttpServer = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
 
 export interface HttpServerOptions {
   service: string;

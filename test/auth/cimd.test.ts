@@ -147,7 +147,7 @@ describe.each(engines)('client ID metadata documents on %s', (engine) => {
     const issuer = new URL(org.config.authPublicUrl);
     const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', [oauth.allowInsecureRequests]: true }));
     const tc: TestClient = { as, client: { client_id: clientId }, clientId, resource: `${org.url}/mcp` };
-    const tokens = await redeemCode(org, tc, await authorizeAndApprove(org, { clientId }));
+    const tokens = await redeemCode(tc, await authorizeAndApprove(org, { clientId }));
     expect(tokens.access_token).toMatch(/^atr_at_/);
     expect((await refresh(tc, tokens.refresh_token!)).access_token).toMatch(/^atr_at_/);
   });

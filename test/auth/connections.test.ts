@@ -22,8 +22,8 @@ describe.each(engines)('a person’s connected clients on %s', (engine) => {
       const callback = new URL(await approveAuthorizationRequest(org.service.ctx, consentRequestId(pending.location), person));
       return { ...pending, callback, code: callback.searchParams.get('code')! };
     };
-    const tokens = await redeemCode(org, first, await approve(first.clientId, 'memory:read'));
-    await redeemCode(org, first, await approve(first.clientId, 'task:read service:ask'));
+    const tokens = await redeemCode(first, await approve(first.clientId, 'memory:read'));
+    await redeemCode(first, await approve(first.clientId, 'task:read service:ask'));
     await approve(second.clientId, 'governance:admin');
 
     const connections = await listConnections(org.service.ctx, person);
@@ -45,10 +45,10 @@ describe.each(engines)('a person’s connected clients on %s', (engine) => {
   it('disconnecting revokes every token of that client for that person, and only those', async () => {
     const tc = await registerTestClient(org, { client_name: 'Disconnected' });
     const kept = await registerTestClient(org, { client_name: 'Kept' });
-    const a = await redeemCode(org, tc, await authorizeAndApprove(org, { clientId: tc.clientId }));
-    const b = await redeemCode(org, tc, await authorizeAndApprove(org, { clientId: tc.clientId }));
+    const a = await redeemCode(tc, await authorizeAndApprove(org, { clientId: tc.clientId }));
+    const b = await redeemCode(tc, await authorizeAndApprove(org, { clientId: tc.clientId }));
     const pendingCode = await authorizeAndApprove(org, { clientId: tc.clientId });
-    const other = await redeemCode(org, kept, await authorizeAndApprove(org, { clientId: kept.clientId }));
+    const other = await redeemCode(kept, await authorizeAndApprove(org, { clientId: kept.clientId }));
 
     await disconnectClient(org.service.ctx, PERSON, tc.clientId);
 
@@ -56,7 +56,7 @@ describe.each(engines)('a person’s connected clients on %s', (engine) => {
       expect(await verifyAccessToken(org.service.ctx, tokens.access_token, tc.resource)).toBeNull();
       await expect(refresh(tc, tokens.refresh_token!)).rejects.toSatisfy((error) => oauthErrorCode(error) === 'invalid_grant');
     }
-    await expect(redeemCode(org, tc, pendingCode)).rejects.toSatisfy((error) => oauthErrorCode(error) === 'invalid_grant');
+    await expect(redeemCode(tc, pendingCode)).rejects.toSatisfy((error) => oauthErrorCode(error) === 'invalid_grant');
     expect(await verifyAccessToken(org.service.ctx, other.access_token, kept.resource)).not.toBeNull();
     const names = (await listConnections(org.service.ctx, PERSON)).map((connection) => connection.clientName);
     expect(names).toContain('Kept');
@@ -68,7 +68,7 @@ describe.each(engines)('a person’s connected clients on %s', (engine) => {
     const tc = await registerTestClient(org, { client_name: 'Self-revoking' });
     const pending = await authorize(org, { clientId: tc.clientId });
     const callback = new URL(await approveAuthorizationRequest(org.service.ctx, consentRequestId(pending.location), person));
-    const tokens = await redeemCode(org, tc, { ...pending, callback, code: callback.searchParams.get('code')! });
+    const tokens = await redeemCode(tc, { ...pending, callback, code: callback.searchParams.get('code')! });
     expect(await listConnections(org.service.ctx, person)).toHaveLength(1);
     const response = await org.request('POST', '/oauth/revoke', { form: { token: tokens.refresh_token!, client_id: tc.clientId } });
     expect(response.status).toBe(200);

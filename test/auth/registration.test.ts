@@ -5,7 +5,7 @@ import { startOrg, type TestOrg } from '../helpers/org.js';
 describe.each(engines)('dynamic client registration (RFC 7591) on %s', (engine) => {
   let org: TestOrg;
   beforeAll(async () => {
-    org = await startOrg(engine);
+    org = await startOrg(engine, { inProcess: true });
   });
   afterAll(() => org.close());
 

@@ -100,7 +100,7 @@ describe.each(engines)('the token endpoint on %s', (engine) => {
 
     it('issues no refresh token to a client that did not register the refresh grant', async () => {
       const tc = await registerTestClient(org, { grant_types: ['authorization_code'] });
-      const tokens = await redeemCode(org, tc, await authorizeAndApprove(org, { clientId: tc.clientId }));
+      const tokens = await redeemCode(tc, await authorizeAndApprove(org, { clientId: tc.clientId }));
       expect(tokens.refresh_token).toBeUndefined();
       const response = await postForm(org, '/oauth/token', { grant_type: 'refresh_token', refresh_token: 'atr_rt_x', client_id: tc.clientId, resource });
       expect(response.status).toBe(400);
@@ -116,7 +116,7 @@ describe.each(engines)('the token endpoint on %s', (engine) => {
 
     it('a replayed code is refused and revokes the tokens it issued', async () => {
       const approved = await authorizeAndApprove(org, { clientId: tc.clientId });
-      const tokens = await redeemCode(org, tc, approved);
+      const tokens = await redeemCode(tc, approved);
       expect(await verify(tokens.access_token)).not.toBeNull();
 
       const replay = await postForm(org, '/oauth/token', codeForm(tc, approved));

@@ -30,7 +30,7 @@ describe.each(engines)('authentication of every route on %s', (engine) => {
   const fixtures = { slug: 'public-post', identifier: 'v1-0-0', key: '', roadmap: 'public-item' };
 
   beforeAll(async () => {
-    content = await startContent(engine);
+    content = await startContent(engine, { inProcess: true });
     const create = async (path: string, json: object) => {
       const response = await content.request('POST', path, { json: { ...json, ...actor }, auth: true });
       expect(response.status, `${path}: ${response.text}`).toBe(201);

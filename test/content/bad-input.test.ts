@@ -285,7 +285,7 @@ describe.each(engines)('bad input changes nothing on %s', (engine) => {
   }
 
   beforeAll(async () => {
-    content = await startContent(engine);
+    content = await startContent(engine, { inProcess: true });
     const create = async (path: string, json: object) => {
       const response = await content.request('POST', path, { json: { ...json, ...actor }, auth: true });
       expect(response.status, `${path}: ${response.text}`).toBe(201);

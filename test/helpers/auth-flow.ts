@@ -96,7 +96,7 @@ export async function authorizeAndApprove(org: TestOrg, params: AuthorizeParams)
 }
 
 /** Redeems an approved code through oauth4webapi, validating the authorization response first. */
-export async function redeemCode(org: TestOrg, tc: TestClient, approved: Approved, resource = tc.resource): Promise<oauth.TokenEndpointResponse> {
+export async function redeemCode(tc: TestClient, approved: Approved, resource = tc.resource): Promise<oauth.TokenEndpointResponse> {
   const params = oauth.validateAuthResponse(tc.as, tc.client, approved.callback, approved.state);
   const response = await oauth.authorizationCodeGrantRequest(tc.as, tc.client, oauth.None(), params, approved.redirectUri, approved.codeVerifier, {
     additionalParameters: { resource },
@@ -109,7 +109,7 @@ export async function redeemCode(org: TestOrg, tc: TestClient, approved: Approve
 export async function connectedClient(org: TestOrg, scope = 'service:ask memory:read') {
   const tc = await registerTestClient(org);
   const approved = await authorizeAndApprove(org, { clientId: tc.clientId, scope });
-  const tokens = await redeemCode(org, tc, approved);
+  const tokens = await redeemCode(tc, approved);
   return { tc, tokens };
 }
 

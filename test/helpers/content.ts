@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { ContentConfig } from '../../src/config.js';
 import { createContentService, type ContentService, type ContentServiceOptions } from '../../src/content/service.js';
 import type { Engine, TestDatabase } from './databases.js';
-import { sendRequest, type RequestOptions as HttpRequestOptions, type TestResponse } from './http.js';
+import { injectRequest, sendRequest, type RequestOptions as HttpRequestOptions, type TestResponse } from './http.js';
 import { startService } from './service.js';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef';
@@ -16,7 +16,10 @@ export interface TestContent {
   url: string;
   service: ContentService;
   config: ContentConfig;
-  /** fetch against the service (http.ts); `auth: true` adds the bearer secret. Redirects are followed. */
+  /**
+   * fetch against the service (http.ts), or Fastify's `inject` when started `inProcess`; `auth: true` adds the
+   * bearer secret. fetch follows redirects, `inject` does not.
+   */
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   /** Waits until no job is due (revalidations and the like sent), so the database holds still. */
   settleJobs(timeoutMs?: number): Promise<void>;
@@ -34,11 +37,13 @@ export interface StartContentOptions extends ContentServiceOptions {
   config?: Partial<ContentConfig>;
   /** Share an existing database instead of a fresh one (for several processes on one PostgreSQL). */
   database?: TestDatabase;
+  /** No port: requests are answered in-process by Fastify's `inject`, for rule tables that need no socket. */
+  inProcess?: boolean;
 }
 
-export async function startContent(engine: Engine, options: StartContentOptions = {}): Promise<TestContent> {
+export async function startContent(engine: Engine, { inProcess, ...options }: StartContentOptions = {}): Promise<TestContent> {
   let config!: ContentConfig;
-  const { url, service, close } = await startService(engine, { prefix: 'content', database: options.database }, ({ host, port, url, dataDir, database }) => {
+  const { url, service, close } = await startService(engine, { prefix: 'content', database: options.database, inProcess }, ({ host, port, url, dataDir, database }) => {
     config = {
       host,
       port,
@@ -58,7 +63,7 @@ export async function startContent(engine: Engine, options: StartContentOptions 
 
   async function request(method: string, route: string, { auth, ...opts }: RequestOptions = {}): Promise<TestResponse> {
     const headers = auth ? { ...opts.headers, authorization: `Bearer ${TEST_SECRET}` } : opts.headers;
-    return sendRequest(url + route, method, { ...opts, headers });
+    return inProcess ? injectRequest(service.app, route, method, { ...opts, headers }) : sendRequest(url + route, method, { ...opts, headers });
   }
 
   return {

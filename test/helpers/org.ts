@@ -3,7 +3,7 @@ import { secretResolver, type OrgConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/platform/database.js';
 import { createOrgService, type OrgService, type OrgServiceOptions } from '../../src/org/service.js';
 import { testDatabase, type Engine, type TestDatabase } from './databases.js';
-import { sendRequest, type RequestOptions, type TestResponse } from './http.js';
+import { injectRequest, sendRequest, type RequestOptions, type TestResponse } from './http.js';
 import { startService } from './service.js';
 
 /** The owner every test org starts with (DESIGN section 1: ATRIUM_ADMIN_EMAIL / ATRIUM_ADMIN_PASSWORD). */
@@ -13,7 +13,10 @@ export interface TestOrg {
   url: string;
   service: OrgService;
   config: OrgConfig;
-  /** fetch against the service (http.ts). Redirects are not followed: the pages' 303s are what tests check. */
+  /**
+   * fetch against the service (http.ts), or Fastify's `inject` when started `inProcess`. Redirects are not
+   * followed: the pages' 303s are what tests check.
+   */
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   close(): Promise<void>;
 }
@@ -23,11 +26,13 @@ export interface StartOrgOptions extends OrgServiceOptions {
   config?: Partial<OrgConfig>;
   /** Share an existing database instead of a fresh one (for several processes on one PostgreSQL). */
   database?: TestDatabase;
+  /** No port: requests are answered in-process by Fastify's `inject`, for rule tables that need no socket. */
+  inProcess?: boolean;
 }
 
 export async function startOrg(engine: Engine, options: StartOrgOptions = {}): Promise<TestOrg> {
   let config!: OrgConfig;
-  const { url, service, close } = await startService(engine, { prefix: 'org', database: options.database }, ({ host, port, url, dataDir, database }) => {
+  const { url, service, close } = await startService(engine, { prefix: 'org', database: options.database, inProcess: options.inProcess }, ({ host, port, url, dataDir, database }) => {
     config = {
       host,
       port,
@@ -44,10 +49,12 @@ export async function startOrg(engine: Engine, options: StartOrgOptions = {}): P
       logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
       ...options.config,
     };
-    const { config: _config, database: _database, ...serviceOptions } = options;
+    const { config: _config, database: _database, inProcess: _inProcess, ...serviceOptions } = options;
     return createOrgService(config, serviceOptions);
   });
-  return { url, service, config, request: (method, route, opts) => sendRequest(url + route, method, opts, 'manual'), close };
+  const request: TestOrg['request'] = (method, route, opts) =>
+    options.inProcess ? injectRequest(service.app, route, method, opts) : sendRequest(url + route, method, opts, 'manual');
+  return { url, service, config, request, close };
 }
 
 /** A fresh, migrated org database without a running service, for domain tests. */

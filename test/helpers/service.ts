@@ -45,7 +45,8 @@ async function freePort(host: string): Promise<number> {
 
 export async function startService<S extends Service>(
   engine: Engine,
-  options: { prefix: string; database?: TestDatabase },
+  /** `inProcess`: the service is built but never listens; its tests call it through Fastify's `inject`. */
+  options: { prefix: string; database?: TestDatabase; inProcess?: boolean },
   build: (place: ServicePlace) => Promise<S>,
 ): Promise<StartedService<S>> {
   const database = options.database ?? testDatabase(engine);
@@ -53,7 +54,7 @@ export async function startService<S extends Service>(
   const host = '127.0.0.1';
   const port = await freePort(host);
   const service = await build({ host, port, url: `http://${host}:${port}`, dataDir, database });
-  const url = await service.listen();
+  const url = options.inProcess ? `http://${host}:${port}` : await service.listen();
   return {
     url,
     service,

@@ -185,7 +185,7 @@ agents:
   describe('retries', () => {
     it('retries 5xx and 429 with the same webhook-id, then takes the answer', async () => {
       const before = receiver.received.length;
-      script = ((offset) => (delivery: ReceivedDelivery, index: number) => {
+      script = ((offset) => (_delivery: ReceivedDelivery, index: number) => {
         const attempt = index - offset;
         return attempt === 0 ? { status: 503 } : attempt === 1 ? { status: 429 } : { status: 200, body: { result: { third: 'time' } } };
       })(before);

@@ -29,8 +29,5 @@
  * mode from Accept (JSON or SSE; 406 when neither), a GET stream for server messages, and a fresh stateless
  * SDK transport and `Server` per request, answered through `reply.send` so Fastify's hooks run.
  */
-export { createServerFactory, registerMcpEndpoint, type McpCall, type McpEndpointOptions } from './endpoint.js';
-export { allowedHostnames, checkHostAndOrigin, type AllowedHostsSource } from './host-guard.js';
-export { chooseResponseMode, type ResponseMode } from './accept.js';
-export { RPC, sendRpcError } from './json-rpc.js';
-export { SessionStore, type McpSession, type SessionStoreOptions } from './sessions.js';
+export { registerMcpEndpoint, type McpCall, type McpEndpointOptions } from './endpoint.js';
+export type { McpSession } from './sessions.js';
