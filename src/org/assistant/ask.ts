@@ -17,7 +17,8 @@ import { agents } from '../schema.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
 import { extractiveAnswer } from './extractive.js';
 import { modelAnswer, modelConfigOf } from './model.js';
-import { citationRecord, retrieve, type Source } from './retrieval.js';
+import { retrieve, type Source } from './retrieval.js';
+import { type AskResult } from './answer.js';
 
 export const askInput = z
   .object({
@@ -27,14 +28,6 @@ export const askInput = z
   .strict();
 export type AskInput = z.output<typeof askInput>;
 
-/** The result of a succeeded `ask` operation. */
-export const askResult = z.object({
-  answer: z.string(),
-  citations: z.array(citationRecord),
-  /** `model` when the configured model answered, `extractive` when the items were quoted instead. */
-  answered_by: z.enum(['extractive', 'model']),
-});
-export type AskResult = z.infer<typeof askResult>;
 
 /** `ask` operations: the assistant answers the question from the person's spaces (or the one asked for). */
 export const askKind = defineOperationKind({

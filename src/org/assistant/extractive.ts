@@ -3,7 +3,7 @@
  * attributed, each with its citation; and, when nothing in the asker's spaces matches, a plain statement
  * that nothing is known.
  */
-import type { AskResult } from './ask.js';
+import type { AskResult } from './answer.js';
 import type { Source } from './retrieval.js';
 
 /** How many memory items and tasks the extractive answer quotes. */

@@ -7,7 +7,7 @@
  */
 import OpenAI from 'openai';
 import type { OrgConfig } from '../../config.js';
-import type { AskResult } from './ask.js';
+import type { AskResult } from './answer.js';
 import type { Source } from './retrieval.js';
 
 export const DEFAULT_MODEL_TIMEOUT_MS = 10_000;

@@ -30,7 +30,7 @@ import { deliverSigned, type AttemptOutcome } from './webhook.js';
 import { acceptWork, finishWork } from './work.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
 import { getTaskForAgent } from '../tasks/agent.js';
-import { taskAnswerJob } from '../tasks/runs.js';
+import { taskAnswerJob } from '../tasks/records.js';
 
 export type DeliveryType = 'message' | 'task' | 'answer';
 export type DeliveryRow = typeof deliveries.$inferSelect;

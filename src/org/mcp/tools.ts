@@ -58,7 +58,6 @@ export interface OrgMcpCall {
 }
 
 /** `read` changes nothing; `write` changes records and returns one; `work` starts an operation. */
-export type ToolEffect = 'read' | 'write' | 'work';
 
 interface ToolBase<Input extends z.ZodObject> {
   name: string;

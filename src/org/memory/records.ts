@@ -17,7 +17,6 @@ import { id as fieldId, instant as fieldInstant, text } from '../fields.js';
 import { memoryItems } from '../schema.js';
 
 export const MEMORY_KINDS = ['fact', 'decision', 'instruction'] as const;
-export type MemoryKind = (typeof MEMORY_KINDS)[number];
 
 // ---------------------------------------------------------------------------------------------------------
 // Inputs
@@ -72,7 +71,6 @@ export const memoryProvenance = z.object({
   operation_id: z.string().optional(),
   recorded_at: z.string(),
 });
-export type MemoryProvenance = z.infer<typeof memoryProvenance>;
 
 export const memoryItemRecord = z.object({
   id: z.string(),

@@ -33,7 +33,6 @@ export const progressEvent = z.object({
   message: z.string(),
   percent: z.number().min(0).max(100).optional(),
 });
-export type ProgressEvent = z.infer<typeof progressEvent>;
 
 /** The operation as tools show it (DESIGN 4.3 "Shapes"); also every work tool's `outputSchema`. */
 /**

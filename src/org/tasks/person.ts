@@ -11,7 +11,8 @@ import { instantToLocal, nextRunAfter, toSchedule, type Schedule } from './sched
 import { agents, operations, taskProgress, taskQuestions, tasks } from '../schema.js';
 import { moveTask } from './states.js';
 import { type TaskQuestion, type CancelTaskInput, addEvent, type CreateTaskInput, toRecords, quote, toQuestion, loadTask, type TaskCaller, loadVisibleTask, type AnswerTaskInput, type TaskPage, type ListTasksInput, getTaskRecord, type TaskRecord } from './records.js';
-import { taskAnswerJob, deliverTask } from './runs.js';
+import { deliverTask } from './runs.js';
+import { taskAnswerJob } from './records.js';
 import { keysetPage } from '../../platform/paging.js';
 
 

@@ -31,6 +31,7 @@ import { dateCursor, id as fieldId, text } from '../fields.js';
 import { scheduleInput, scheduleRecord } from './schedules.js';
 import { taskProgress, taskQuestions, tasks } from '../schema.js';
 import { moveTask, TASK_STATUSES, type TaskEvent, type TaskRow } from './states.js';
+import { jobKind } from '../../platform/jobs.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Records
@@ -44,7 +45,6 @@ export const taskProgressEvent = z.object({
   /** The operation the event belongs to: a delivery to the agent, a scheduled run. */
   operation_id: z.string().optional(),
 });
-export type TaskProgressEvent = z.infer<typeof taskProgressEvent>;
 
 export const taskQuestion = z.object({
   id: z.string(),
@@ -83,12 +83,14 @@ export type TaskRecord = z.infer<typeof taskRecord>;
 export const taskPage = z.object({ tasks: z.array(taskRecord), next_cursor: z.string().nullable() });
 export type TaskPage = z.infer<typeof taskPage>;
 
+/** Queued when a person answers a question an agent asked from an operation; handled by the delivery. */
+export const taskAnswerJob = jobKind<{ operation_id: string; task_id: string; question_id: string }>('org.task-answer');
+
 /** A recurring task collects an event per run; a record shows the latest ones. */
 export const PROGRESS_SHOWN = 100;
 
 /** What a `task` operation's runner receives: the task, and the scheduled time it runs for (null on create). */
 export const taskOperationInput = z.object({ task_id: z.string(), run_at: z.string().nullable() });
-export type TaskOperationInput = z.infer<typeof taskOperationInput>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Inputs (the tools' argument schemas)

@@ -2,10 +2,9 @@
 import { and, asc, eq, notInArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
-import { jobKind, periodicJob, type JobHandler } from '../../platform/jobs.js';
+import { periodicJob, type JobHandler } from '../../platform/jobs.js';
 import { toIso } from '../../platform/time.js';
 import type { OrgContext } from '../context.js';
-
 import { instantToLocal, nextRunAfter } from './schedules.js';
 import { tasks } from '../schema.js';
 import { moveTask, type TaskRow } from './states.js';
@@ -28,8 +27,6 @@ export function taskRunsJob(ctx: OrgContext): JobHandler {
   });
 }
 
-/** Queued when a person answers a question an agent asked from an operation; handled by the delivery. */
-export const taskAnswerJob = jobKind<{ operation_id: string; task_id: string; question_id: string }>('org.task-answer');
 
 /**
  * Fires every run due at `now` (default: the clock), each once however many processes call this at the same

@@ -12,6 +12,8 @@ export const DEFAULT_RETURN_TO = '/';
 
 export function safeReturnTo(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > 2048) return undefined;
+  // Control characters are exactly what a return path may not carry (a header split, a hidden redirect).
+  // eslint-disable-next-line no-control-regex
   if (!value.startsWith('/') || value.startsWith('//') || /[\\\u0000-\u001f\u007f]/.test(value)) return undefined;
   const url = new URL(value, BASE);
   if (url.origin !== BASE) return undefined;

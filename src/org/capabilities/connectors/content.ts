@@ -9,7 +9,7 @@ import type { OrgContext } from '../../context.js';
 import { failure, type RunnerOutcome } from '../../operations/operations.js';
 import { contentRequest } from './content-actions.js';
 import { describeRefusal, parseAnswer, sendOutbound } from '../../delivery/outbound.js';
-import { CONNECTOR_TIMEOUT_MS, type ConnectorCall } from './index.js';
+import { CONNECTOR_TIMEOUT_MS, type ConnectorCall } from './call.js';
 
 export async function runContentAction(ctx: OrgContext, connector: { action: string }, call: ConnectorCall): Promise<RunnerOutcome> {
   const target = await contentTarget(ctx);

@@ -10,26 +10,10 @@ import type { RunnerOutcome } from '../../operations/operations.js';
 import { contentTarget, runContentAction } from './content.js';
 import { runWebhook, webhookProblem } from './webhook.js';
 import { type ConnectorJson } from '../../schema.js';
+import { type ConnectorCall } from './call.js';
 
 export type Connector = ConnectorJson;
 
-/** What a connector is asked to do. */
-export interface ConnectorCall {
-  operationId: string;
-  decisionId: string | null;
-  capability: { id: string; key: string };
-  agent: { id: string; key: string | null; name: string };
-  spaceId: string | null;
-  input: unknown;
-}
-
-/** Connectors wait this long for a whole answer. */
-export const CONNECTOR_TIMEOUT_MS = 10_000;
-/**
- * A receiver answering 429 or 503 with `Retry-After` is asked again, with the same webhook-id, when it says —
- * if that is within this window from the first call; otherwise the action fails `connector_failed`.
- */
-export const CONNECTOR_RETRY_WINDOW_MS = 30_000;
 
 export function runConnector(ctx: OrgContext, connector: Connector, call: ConnectorCall): Promise<RunnerOutcome> {
   return connector.kind === 'webhook' ? runWebhook(connector, call) : runContentAction(ctx, connector, call);

@@ -6,7 +6,7 @@
 import { Webhook } from 'standardwebhooks';
 import { failure, type RunnerOutcome } from '../../operations/operations.js';
 import { describeRefusal, parseAnswer, postSigned } from '../../delivery/outbound.js';
-import { CONNECTOR_RETRY_WINDOW_MS, CONNECTOR_TIMEOUT_MS, type ConnectorCall } from './index.js';
+import { CONNECTOR_RETRY_WINDOW_MS, CONNECTOR_TIMEOUT_MS, type ConnectorCall } from './call.js';
 
 export async function runWebhook(connector: { url: string; secret_env?: string }, call: ConnectorCall): Promise<RunnerOutcome> {
   const body = JSON.stringify({
