@@ -56,8 +56,9 @@ export const orgErrors = {
    */
   agentUnreachable: (message: string, details?: Record<string, unknown>) => orgError('agent_unreachable', message, details),
   /** Spec 7.1: HTTP 500 while the work goes on; the retry with the same key returns what it produced. */
-  budgetExceeded: (seconds: number) =>
-    orgError('budget_exceeded', `the tool ran past its ${seconds}-second budget; its work may still finish: retry with the same idempotency_key`),
+  /** Spec 7.1's 25-second limit of a call; the wire code keeps the spec's word for it. */
+  deadlinePassed: (seconds: number) =>
+    orgError('budget_exceeded', `the tool ran past its ${seconds}-second deadline; its work may still finish: retry with the same idempotency_key`),
 } as const;
 
 /** The `error.code` of a failed operation (DESIGN 4.4, 4.5), beside codes of the catalogue above. */

@@ -41,8 +41,8 @@ export interface OrgServiceOptions {
   mcpTools?: readonly OrgToolDefinition[];
   /** The operation kinds run here; default the real ones (tests replace one to exercise the machinery). */
   operationKinds?: readonly RegisteredKind[];
-  /** A tool call's budget in ms; default 25 s (spec 7.1). Tests shorten it. */
-  toolBudgetMs?: number;
+  /** A tool call's deadline in ms; default 25 s (spec 7.1). Tests shorten it. */
+  toolDeadlineMs?: number;
   /** How long a claimed job stays invisible to other processes, in seconds; default 60. Tests shorten it. */
   jobLeaseSeconds?: number;
 }
@@ -93,7 +93,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   registerAuthRoutes(app, ctx);
   const tools = options.mcpTools ?? orgTools;
   await registerWebPages(app, ctx, tools);
-  registerOrgMcp(app, ctx, { tools, budgetMs: options.toolBudgetMs });
+  registerOrgMcp(app, ctx, { tools, deadlineMs: options.toolDeadlineMs });
   registerFavicon(app);
   registerAgentApi(app, ctx);
 

@@ -1,6 +1,6 @@
 /**
  * The machinery every org tool shares, end to end through OAuth-issued tokens and the MCP SDK client: the
- * registry's space rule, idempotency keys, wait_seconds and the 25-second budget, and operations that run
+ * registry's space rule, idempotency keys, wait_seconds and the 25-second deadline, and operations that run
  * from the durable job queue. The rules are exercised with tools and a runner that exist only in this
  * test's server, so they are tested once here rather than through each real tool.
  */
@@ -38,7 +38,7 @@ const slowWriteTool = defineOrgTool({
   },
 });
 
-const BUDGET_MS = 1_500;
+const DEADLINE_MS = 1_500;
 
 describe.each(engines)('org operations and the tool registry on %s', (engine) => {
   let org: TestOrg;
@@ -64,7 +64,7 @@ spaces:
       config: { orgFile },
       mcpTools: [...orgTools, startTool, slowWriteTool],
       operationKinds: [testKind('test')],
-      toolBudgetMs: BUDGET_MS,
+      toolDeadlineMs: DEADLINE_MS,
     });
     owner = await connectOrgMcp(org);
     const context = await owner.callOk('service_context');
@@ -225,7 +225,7 @@ spaces:
     const call = (id: number) =>
       postMcp(
         org,
-        { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'test_slow_write', arguments: { name, delay_ms: BUDGET_MS + 500, idempotency_key: name } } },
+        { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'test_slow_write', arguments: { name, delay_ms: DEADLINE_MS + 500, idempotency_key: name } } },
         headers,
       );
     const late = await call(1);

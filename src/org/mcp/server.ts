@@ -50,12 +50,12 @@ export const orgTools: readonly OrgToolDefinition[] = [
 
 export interface OrgMcpOptions {
   tools?: readonly OrgToolDefinition[];
-  /** A call's budget in ms (spec 7.1: 25 s). */
-  budgetMs?: number;
+  /** A call's deadline in ms (spec 7.1: 25 s). */
+  deadlineMs?: number;
 }
 
 export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcpOptions = {}): void {
-  const tools = (options.tools ?? orgTools).map((definition) => toOrgTool(definition, { budgetMs: options.budgetMs }));
+  const tools = (options.tools ?? orgTools).map((definition) => toOrgTool(definition, { deadlineMs: options.deadlineMs }));
   const registry: OrgToolRegistry = buildMcpToolRegistry<OrgMcpCall, OrgTool>(tools, ctx.log);
   const principals = new WeakMap<object, OrgPrincipal>();
 

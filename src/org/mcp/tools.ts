@@ -12,7 +12,7 @@
  *   the registry waits up to that long and returns the operation;
  * - no argument holds text PostgreSQL cannot store or JSON nested past 64 levels (org/fields.ts gives each
  *   field these rules; the registry checks them again, so a tool that forgot one still answers invalid_request);
- * - the 25-second budget of every call (spec 7.1): past it the call answers HTTP 500 while its work goes on,
+ * - the 25-second deadline of every call (spec 7.1): past it the call answers HTTP 500 while its work goes on,
  *   and the retry with the same key returns what the work produced.
  *
  * Every tool declares its result's schema: `outputSchema` in `tools/list`, and each result carries the same
@@ -53,7 +53,7 @@ export interface OrgToolCall {
 export interface OrgMcpCall {
   ctx: OrgContext;
   principal: OrgPrincipal;
-  /** The HTTP answer's status, raised to 500 when the budget runs out (platform/mcp/endpoint.ts). */
+  /** The HTTP answer's status, raised to 500 when the deadline passes (platform/mcp/endpoint.ts). */
   http: { status?: number };
 }
 
@@ -106,7 +106,7 @@ const waitSeconds = z.number().int().min(0).max(20).default(5).describe(
   'How long to wait for the work to finish before returning the operation as it stands (then poll get_operation).',
 );
 /** Spec 7.1. */
-export const TOOL_BUDGET_MS = 25_000;
+export const TOOL_DEADLINE_MS = 25_000;
 
 export function defineOrgTool<Input extends z.ZodObject, Output extends z.ZodObject>(tool: RecordTool<Input, Output>): OrgToolDefinition;
 export function defineOrgTool<Input extends z.ZodObject>(tool: WorkTool<Input>): OrgToolDefinition;
@@ -119,8 +119,8 @@ export function defineOrgTool(tool: OrgToolDefinition): OrgToolDefinition {
 export type OrgToolDefinition = RecordTool<z.ZodObject, z.ZodObject> | WorkTool<z.ZodObject>;
 
 /** The registry's face of each definition: its full arguments, result schema and the shared rules around `run`. */
-export function toOrgTool(definition: OrgToolDefinition, options: { budgetMs?: number } = {}): OrgTool {
-  const budgetMs = options.budgetMs ?? TOOL_BUDGET_MS;
+export function toOrgTool(definition: OrgToolDefinition, options: { deadlineMs?: number } = {}): OrgTool {
+  const deadlineMs = options.deadlineMs ?? TOOL_DEADLINE_MS;
   const input =
     definition.effect === 'read'
       ? definition.input
@@ -132,7 +132,7 @@ export function toOrgTool(definition: OrgToolDefinition, options: { budgetMs?: n
     input,
     output: definition.effect === 'work' ? (definition.output ?? operationRecord) : definition.output,
     annotations: { readOnlyHint: definition.effect === 'read', ...definition.annotations },
-    run: (args, call) => withinBudget(call, budgetMs, () => runTool(definition, args as Record<string, unknown>, call)),
+    run: (args, call) => withinDeadline(call, deadlineMs, () => runTool(definition, args as Record<string, unknown>, call)),
   };
 }
 
@@ -164,22 +164,22 @@ async function runTool(definition: OrgToolDefinition, args: Record<string, unkno
 }
 
 /**
- * Spec 7.1: a tool past its budget answers HTTP 500; its work is not interrupted (a transaction still commits,
+ * Spec 7.1: a tool past its deadline answers HTTP 500; its work is not interrupted (a transaction still commits,
  * an operation still runs), so the client's retry with the same idempotency key finds what it produced.
  */
-async function withinBudget<T>(call: OrgMcpCall, budgetMs: number, work: () => Promise<T>): Promise<T> {
+async function withinDeadline<T>(call: OrgMcpCall, deadlineMs: number, work: () => Promise<T>): Promise<T> {
   const running = work();
   let timer: NodeJS.Timeout | undefined;
-  const budget = new Promise<never>((_resolve, reject) => {
+  const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
       call.http.status = 500;
       // Whatever the work ends with now is no one's answer; keep it from being an unhandled rejection.
-      running.catch((error) => call.ctx.log.warn({ err: error }, 'org tool failed after its budget ran out'));
-      reject(orgErrors.budgetExceeded(Math.round(budgetMs / 1000)));
-    }, budgetMs);
+      running.catch((error) => call.ctx.log.warn({ err: error }, 'org tool failed after its deadline passed'));
+      reject(orgErrors.deadlinePassed(Math.round(deadlineMs / 1000)));
+    }, deadlineMs);
   });
   try {
-    return await Promise.race([running, budget]);
+    return await Promise.race([running, deadline]);
   } finally {
     clearTimeout(timer);
   }

@@ -41,7 +41,7 @@ export interface McpCall<Principal> {
   principal: Principal;
   /**
    * A handler may set the HTTP status of a JSON answer: the org server answers 500 when a tool outruns its
-   * time budget (spec 7.1), while the JSON-RPC error inside says why.
+   * deadline (spec 7.1), while the JSON-RPC error inside says why.
    */
   http: { status?: number };
 }
