@@ -3,10 +3,11 @@
  * (platform/jobs.ts periodicJob): content MCP sessions that ended or sat idle for a day, jobs that failed
  * for good a week ago, and the embedded database's VACUUM ANALYZE (database.maintain()).
  */
-import { deleteFailedJobs, periodicJob, type JobHandler } from '../platform/jobs.js';
+import { type JobHandler } from '../platform/jobs.js';
 import { deleteStaleSessions } from '../platform/mcp/sessions.js';
 import type { ContentContext } from './context.js';
 import { CONTENT_MCP_SESSION_SCOPE } from './mcp/server.js';
+import { deleteFailedJobs, periodicJob } from '../platform/periodic-jobs.js';
 
 export const CONTENT_HOUSEKEEPING_JOB = 'content.housekeeping';
 const EVERY_SECONDS = 10 * 60;

@@ -10,7 +10,7 @@
  */
 import { deleteSpentOAuthRows, type OAuthSweep } from '../auth/index.js';
 import type { Queryable } from '../platform/database.js';
-import { deleteFailedJobs, periodicJob, type JobHandler } from '../platform/jobs.js';
+import { type JobHandler } from '../platform/jobs.js';
 import { deleteStaleSessions } from '../platform/mcp/sessions.js';
 import { deletePassedWindows } from '../platform/rate-limit.js';
 import type { OrgContext } from './context.js';
@@ -18,6 +18,7 @@ import { deleteExpiredCallbackTokens } from './delivery/callback-tokens.js';
 import { ORG_MCP_SESSION_SCOPE } from './mcp/server.js';
 import { deleteExpiredIdempotencyKeys } from './operations/idempotency.js';
 import { deleteExpiredWebSessions } from './web/sessions.js';
+import { deleteFailedJobs, periodicJob } from '../platform/periodic-jobs.js';
 
 export const HOUSEKEEPING_JOB = 'org.housekeeping';
 export const HOUSEKEEPING_EVERY_SECONDS = 10 * 60;

@@ -2,7 +2,7 @@
 import { and, asc, eq, notInArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
-import { periodicJob, type JobHandler } from '../../platform/jobs.js';
+import { type JobHandler } from '../../platform/jobs.js';
 import { toIso } from '../../platform/time.js';
 import type { OrgContext } from '../context.js';
 import { instantToLocal, nextRunAfter } from './schedules.js';
@@ -10,6 +10,7 @@ import { tasks } from '../schema.js';
 import { moveTask, type TaskRow } from './states.js';
 import { addEvent } from './records.js';
 import { taskKind } from '../delivery/kinds.js';
+import { periodicJob } from '../../platform/periodic-jobs.js';
 
 
 export const TASK_RUNS_JOB = 'org.task-runs';
