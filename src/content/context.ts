@@ -3,7 +3,7 @@ import type { ContentConfig } from '../config.js';
 import type { Change, ChangeFeed } from '../platform/changes.js';
 import type { Database, Db } from '../platform/database.js';
 import type { JobHandler, JobWorker } from '../platform/jobs.js';
-import type { ContentReads } from './read-cache.js';
+import type { ContentReads } from './kinds.js';
 
 /** Everything a content domain function, REST route or MCP tool may need, built once per service. */
 export interface ContentContext {
