@@ -10,11 +10,10 @@ import { keysetPage } from '../platform/paging.js';
 import { orderedNow, toIso } from '../platform/time.js';
 import type { Actor } from './actor.js';
 import { isoDate, limitField } from './fields.js';
-import { ACTIVITY_ACTIONS, ACTIVITY_RESOURCES, ACTOR_TYPES, activity } from './schema.js';
+import { ACTIVITY_ACTIONS, ACTIVITY_RESOURCES, ACTOR_TYPES, activity, type Changes } from './schema.js';
 
 export type ActivityResource = (typeof ACTIVITY_RESOURCES)[number];
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
-export type Changes = Record<string, [unknown, unknown]>;
 
 export interface ActivityInput {
   resource: ActivityResource;
@@ -108,7 +107,7 @@ function toEntry(row: typeof activity.$inferSelect): ActivityEntry {
     actor_id: row.actorId,
     actor_type: row.actorType,
     summary: row.summary,
-    changes: row.changes as Changes,
+    changes: row.changes,
     created_at: toIso(row.createdAt),
   };
 }

@@ -36,6 +36,9 @@ export const ACTOR_TYPES = ['human', 'agent', 'system'] as const;
 export const ACTIVITY_RESOURCES = ['blog', 'changelog', 'roadmap', 'asset'] as const;
 export const ACTIVITY_ACTIONS = ['created', 'updated', 'published', 'status_changed', 'archived', 'bulk_updated', 'deleted'] as const;
 
+/** An activity entry's changed fields: `{ field: [before, after] }`. */
+export type Changes = Record<string, [unknown, unknown]>;
+
 /**
  * GIN's fast-update pending list is merged only by (auto)vacuum, which the embedded database never runs;
  * while it holds entries the planner prices the index high and scans the table instead (measured: 87 ms
@@ -165,8 +168,7 @@ export const activity = pgTable(
     actorId: text('actor_id').notNull(),
     actorType: text('actor_type').notNull(),
     summary: text('summary').notNull(),
-    /** `{ field: [before, after] }` */
-    changes: jsonb('changes').notNull().default(sql`'{}'::jsonb`),
+    changes: jsonb('changes').$type<Changes>().notNull().default(sql`'{}'::jsonb`),
     /** Unique (see platform/time.ts): the sort key and cursor of the activity log. */
     createdAt: ts('created_at').notNull(),
   },

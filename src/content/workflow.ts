@@ -11,12 +11,12 @@ import type { PgSelect } from 'drizzle-orm/pg-core';
 import type { Queryable, Tx } from '../platform/database.js';
 import { keysetPage, type PageRequest } from '../platform/paging.js';
 import { orderedNow, toIso } from '../platform/time.js';
-import { diffChanges, recordActivity, type Changes } from './activity.js';
+import { diffChanges, recordActivity } from './activity.js';
 import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
 import { requestRevalidation } from './revalidation.js';
-import { blogPosts, changelogEntries } from './schema.js';
+import { blogPosts, changelogEntries, type Changes } from './schema.js';
 import { writeContent } from './write.js';
 
 /** The dates every post and entry carries (ISO 8601). */
