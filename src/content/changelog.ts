@@ -19,7 +19,7 @@ import { diffChanges, recordActivity } from './activity.js';
 import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
-import { isoDate, limitField } from './fields.js';
+import { isoDate, limitField, VERSION_PATTERN, versionSchema } from './fields.js';
 import { cachedRead } from './read-cache.js';
 import { requestRevalidation } from './revalidation.js';
 import { CHANGELOG_STATUSES, CHANGELOG_TYPES, changelogEntries } from './schema.js';
@@ -40,15 +40,12 @@ import { writeContent } from './write.js';
 export type ChangelogStatus = (typeof CHANGELOG_STATUSES)[number];
 export type ChangelogType = (typeof CHANGELOG_TYPES)[number];
 
-/** Spec 2.7: `v<major>.<minor>.<patch>`, without leading zeros. */
-export const VERSION_PATTERN = /^v(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})$/;
 /** `/changelog/drafts` is a route of its own, so no entry may take that slug. */
 const RESERVED_SLUGS = new Set(['drafts']);
 
 // ---------------------------------------------------------------------------------------------------------
 // Input schemas
 
-export const versionSchema = z.string().regex(VERSION_PATTERN, 'v<major>.<minor>.<patch>, e.g. v1.4.0');
 const titleField = z.string().trim().min(1).max(200);
 const summaryField = z.string().max(1_000);
 const contentField = z.string().max(200_000).describe('Markdown body');

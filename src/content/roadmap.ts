@@ -19,7 +19,7 @@ import { diffChanges, recordActivity, type ActivityAction } from './activity.js'
 import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
-import { isoDate, limitField } from './fields.js';
+import { isoDate, limitField, versionSchema } from './fields.js';
 import { cachedRead } from './read-cache.js';
 import { requestRevalidation } from './revalidation.js';
 import { ROADMAP_CATEGORIES, ROADMAP_PRIORITIES, ROADMAP_STATUSES, roadmapItems } from './schema.js';
@@ -65,9 +65,6 @@ export const quarterSchema = z
   .regex(/^Q[1-4] \d{4}$/, 'a quarter such as "Q3 2026"')
   .describe('target quarter, e.g. "Q3 2026"');
 
-/** Spec 2.7: the form of a changelog version, `v<major>.<minor>.<patch>`. */
-export const changelogVersionSchema = z.string().regex(/^v\d+\.\d+\.\d+$/, 'a version such as v1.4.0');
-
 const title = z.string().trim().min(1).max(200);
 const description = z.string().max(100_000).describe('Markdown');
 const summary = z.string().max(1_000);
@@ -108,7 +105,7 @@ export type UpdateItemInput = z.infer<typeof updateItemInput>;
 export const shipItemInput = z
   .object({
     note: z.string().max(2_000).optional().describe('what shipped, shown with the item'),
-    changelog_version: changelogVersionSchema.optional().describe('the release that shipped it, e.g. v1.4.0'),
+    changelog_version: versionSchema.optional().describe('the release that shipped it, e.g. v1.4.0'),
   })
   .strict();
 export type ShipItemInput = z.infer<typeof shipItemInput>;
