@@ -20,12 +20,13 @@ import { orderedNow, toIso } from '../platform/time.js';
 import { diffChanges, recordActivity } from './activity.js';
 import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
+import { BLOG_STATUSES, DEFAULT_AUTHOR_NAME, type CreatePostInput, type ListPostsInput, type UpdatePostInput } from './contract.js';
 import { contentErrors } from './errors.js';
 import { isoDate, limitField } from './fields.js';
 import { cachedRead } from './read-cache.js';
 import { requestRevalidation } from './revalidation.js';
-import { BLOG_STATUSES, blogPosts } from './schema.js';
-import { insertUnderSlug, slugSchema } from './slugs.js';
+import { blogPosts } from './schema.js';
+import { insertUnderSlug } from './slugs.js';
 import {
   allowMove,
   editFields,
@@ -41,8 +42,6 @@ import { writeContent } from './write.js';
 
 export type BlogStatus = (typeof BLOG_STATUSES)[number];
 
-/** Spec 2.6: "Defaults to a fixed team name string". */
-export const DEFAULT_AUTHOR_NAME = 'Atrium Team';
 /** Who publishes a scheduled post when its time comes. */
 export const SCHEDULER_ACTOR: Actor = { actor_id: 'scheduler', actor_type: 'system' };
 export const PUBLISH_POST_JOB = 'publish-post';
@@ -52,54 +51,12 @@ const publishPostJobKind = jobKind<PublishPostPayload>(PUBLISH_POST_JOB);
 const RESERVED_SLUGS = new Set(['drafts']);
 
 // ---------------------------------------------------------------------------------------------------------
-// Input schemas. Hard caps stop abuse; the editorial thresholds of DESIGN 3 are checked on submit, so a
-// draft can be saved before it is ready.
-
-const titleField = z.string().trim().min(1).max(200);
-/** Spec 2.6 / section 8: an SEO description is 50 to 160 characters whenever one is given. */
-const descriptionField = z.string().min(50).max(160).describe('SEO description, 50 to 160 characters');
-const contentField = z.string().max(200_000).describe('Markdown body');
-const authorNameField = z.string().trim().min(1).max(200);
-const authorEmailField = z.email().max(320);
-const tagsField = z.array(z.string().trim().min(1).max(100)).max(50);
-const ogImageUrlField = z.url({ protocol: /^https?$/ }).max(2048).describe('Open Graph image URL');
-
-export const createPostInput = z.strictObject({
-  title: titleField,
-  slug: slugSchema.optional().describe('Derived from the title when absent'),
-  content: contentField.optional(),
-  description: descriptionField.optional(),
-  author_name: authorNameField.optional().describe(`Default "${DEFAULT_AUTHOR_NAME}"`),
-  tags: tagsField.optional(),
-  status: z.enum(['draft', 'published']).default('draft'),
-  /** REST only (spec 2.6). */
-  og_image_url: ogImageUrlField.optional(),
-});
-export type CreatePostInput = z.infer<typeof createPostInput>;
-
-/** Any of these; `null` clears an optional field. author_email and og_image_url are REST only (spec 2.6). */
-export const updatePostInput = z.strictObject({
-  title: titleField.optional(),
-  content: contentField.optional(),
-  description: descriptionField.nullable().optional(),
-  author_name: authorNameField.optional(),
-  author_email: authorEmailField.nullable().optional(),
-  tags: tagsField.optional(),
-  og_image_url: ogImageUrlField.nullable().optional(),
-});
-export type UpdatePostInput = z.infer<typeof updatePostInput>;
+// Input schemas of the REST-only operations; the others are the contract's (contract.ts).
 
 export const schedulePostInput = z.strictObject({
   publish_at: isoDate.describe('When to publish; must be in the future'),
 });
 export type SchedulePostInput = z.infer<typeof schedulePostInput>;
-
-export const listPostsInput = z.strictObject({
-  limit: limitField(20, 100),
-  tag: z.string().trim().min(1).max(100).optional(),
-  cursor: isoDate.optional().describe('next_cursor of the previous page'),
-});
-export type ListPostsInput = z.infer<typeof listPostsInput>;
 
 export const listDraftPostsInput = z.strictObject({
   limit: limitField(20, 100),

@@ -18,12 +18,20 @@ import { orderedNow, toIso } from '../platform/time.js';
 import { diffChanges, recordActivity } from './activity.js';
 import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
+import {
+  CHANGELOG_STATUSES,
+  CHANGELOG_TYPES,
+  type CreateEntryInput,
+  type EntryStatusInput,
+  type ListEntriesInput,
+  type UpdateEntryInput,
+} from './contract.js';
 import { contentErrors } from './errors.js';
-import { isoDate, limitField, VERSION_PATTERN, versionSchema } from './fields.js';
+import { isoDate, limitField, VERSION_PATTERN } from './fields.js';
 import { cachedRead } from './read-cache.js';
 import { requestRevalidation } from './revalidation.js';
-import { CHANGELOG_STATUSES, CHANGELOG_TYPES, changelogEntries } from './schema.js';
-import { slugSchema, uniqueSlug } from './slugs.js';
+import { changelogEntries } from './schema.js';
+import { uniqueSlug } from './slugs.js';
 import {
   allowMove,
   editFields,
@@ -44,45 +52,7 @@ export type ChangelogType = (typeof CHANGELOG_TYPES)[number];
 const RESERVED_SLUGS = new Set(['drafts']);
 
 // ---------------------------------------------------------------------------------------------------------
-// Input schemas
-
-const titleField = z.string().trim().min(1).max(200);
-const summaryField = z.string().max(1_000);
-const contentField = z.string().max(200_000).describe('Markdown body');
-const typeField = z.enum(CHANGELOG_TYPES);
-const highlightsField = z.array(z.string().trim().min(1).max(500)).max(50);
-
-export const createEntryInput = z.strictObject({
-  version: versionSchema,
-  slug: slugSchema.optional().describe('Default: the version with dots as dashes, e.g. v1-4-0'),
-  title: titleField.optional().describe('Default: "Release <version>"'),
-  summary: summaryField.optional(),
-  content: contentField.optional(),
-  type: typeField.default('release'),
-  highlights: highlightsField.optional(),
-  status: z.enum(['draft', 'published']).default('draft'),
-});
-export type CreateEntryInput = z.infer<typeof createEntryInput>;
-
-/** Any of these; `null` clears the summary. */
-export const updateEntryInput = z.strictObject({
-  title: titleField.optional(),
-  summary: summaryField.nullable().optional(),
-  content: contentField.optional(),
-  type: typeField.optional(),
-  highlights: highlightsField.optional(),
-});
-export type UpdateEntryInput = z.infer<typeof updateEntryInput>;
-
-/** The status moves MCP update_changelog_entry may ask for (spec 3.2). */
-export const entryStatusInput = z.enum(['draft', 'review', 'published']);
-
-export const listEntriesInput = z.strictObject({
-  limit: limitField(20, 100),
-  type: typeField.optional(),
-  cursor: isoDate.optional().describe('next_cursor of the previous page'),
-});
-export type ListEntriesInput = z.infer<typeof listEntriesInput>;
+// Input schemas of the REST-only operations; the others are the contract's (contract.ts).
 
 export const listDraftEntriesInput = z.strictObject({
   limit: limitField(20, 100),
@@ -318,7 +288,7 @@ const MOVE_TO = { draft: 'reopen', review: 'submit', published: 'approve' } as c
 export async function setEntryStatus(
   ctx: ContentContext,
   identifier: string,
-  status: z.infer<typeof entryStatusInput>,
+  status: EntryStatusInput,
   actor: Actor,
 ): Promise<ChangelogEntry> {
   return toEntry(await runMove(ctx, entryWorkflow, MOVE_TO[status], identifier, actor, { whenAlreadyThere: 'unchanged' }));

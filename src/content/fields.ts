@@ -33,3 +33,12 @@ export const queryBoolean = z
  */
 export const VERSION_PATTERN = /^v(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})$/;
 export const versionSchema = z.string().regex(VERSION_PATTERN, 'v<major>.<minor>.<patch>, e.g. v1.4.0');
+
+/** DESIGN 3: a slug the client gives must already be in the form derived slugs have (slugs.ts). */
+export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+export const MAX_SLUG_LENGTH = 80;
+
+export const slugSchema = z
+  .string()
+  .max(MAX_SLUG_LENGTH)
+  .regex(SLUG_PATTERN, 'lower-case letters, digits and single dashes, e.g. my-first-post');

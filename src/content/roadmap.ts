@@ -18,12 +18,23 @@ import { orderedFloor, orderedNow, toIso } from '../platform/time.js';
 import { diffChanges, recordActivity, type ActivityAction } from './activity.js';
 import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
+import {
+  itemPriority,
+  itemStatus,
+  quarterSchema,
+  ROADMAP_CATEGORIES,
+  ROADMAP_PRIORITIES,
+  ROADMAP_STATUSES,
+  type CreateItemInput,
+  type ListItemsQuery,
+  type UpdateItemInput,
+} from './contract.js';
 import { contentErrors } from './errors.js';
-import { isoDate, limitField, versionSchema } from './fields.js';
+import { isoDate, slugSchema, versionSchema } from './fields.js';
 import { cachedRead } from './read-cache.js';
 import { requestRevalidation } from './revalidation.js';
-import { ROADMAP_CATEGORIES, ROADMAP_PRIORITIES, ROADMAP_STATUSES, roadmapItems } from './schema.js';
-import { insertUnderSlug, slugSchema } from './slugs.js';
+import { roadmapItems } from './schema.js';
+import { insertUnderSlug } from './slugs.js';
 import { writeContent, type Changed } from './write.js';
 
 export type RoadmapStatus = (typeof ROADMAP_STATUSES)[number];
@@ -56,51 +67,7 @@ export interface Visibility {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Input schemas (spec 2.8, 4.3, 4.4, 8). REST routes extend the write schemas with the actor; the MCP tools
-// omit the REST-only `public` and `slug`.
-
-/** Spec 2.8: "Target quarter, form Q<n> <year>". */
-export const quarterSchema = z
-  .string()
-  .regex(/^Q[1-4] \d{4}$/, 'a quarter such as "Q3 2026"')
-  .describe('target quarter, e.g. "Q3 2026"');
-
-const title = z.string().trim().min(1).max(200);
-const description = z.string().max(100_000).describe('Markdown');
-const summary = z.string().max(1_000);
-const category = z.enum(ROADMAP_CATEGORIES);
-const status = z.enum(ROADMAP_STATUSES);
-const priority = z.enum(ROADMAP_PRIORITIES);
-
-export const createItemInput = z
-  .object({
-    slug: slugSchema.optional().describe('derived from the title when absent'),
-    title,
-    description: description.optional(),
-    summary: summary.optional(),
-    category: category.optional(),
-    status: status.optional().describe('default planned'),
-    priority: priority.optional().describe('default medium'),
-    quarter: quarterSchema.optional(),
-    public: z.boolean().optional().describe('REST only; default true: shown on the public roadmap'),
-  })
-  .strict();
-export type CreateItemInput = z.infer<typeof createItemInput>;
-
-/** `null` clears an optional field (e.g. an item no longer targeted at a quarter). */
-export const updateItemInput = z
-  .object({
-    title: title.optional(),
-    description: description.nullable().optional(),
-    summary: summary.nullable().optional(),
-    category: category.nullable().optional(),
-    status: status.optional(),
-    priority: priority.optional(),
-    quarter: quarterSchema.nullable().optional(),
-    public: z.boolean().optional(),
-  })
-  .strict();
-export type UpdateItemInput = z.infer<typeof updateItemInput>;
+// Input schemas of the REST-only operations (spec 4.4); the others are the contract's (contract.ts).
 
 export const shipItemInput = z
   .object({
@@ -111,7 +78,7 @@ export const shipItemInput = z
 export type ShipItemInput = z.infer<typeof shipItemInput>;
 
 const bulkItem = z
-  .object({ slug: slugSchema, status: status.optional(), quarter: quarterSchema.nullable().optional(), priority: priority.optional() })
+  .object({ slug: slugSchema, status: itemStatus.optional(), quarter: quarterSchema.nullable().optional(), priority: itemPriority.optional() })
   .strict()
   .refine((item) => item.status !== undefined || item.quarter !== undefined || item.priority !== undefined, {
     message: 'give at least one of status, quarter, priority',
@@ -128,26 +95,7 @@ export const bulkUpdateInput = z
   .strict();
 export type BulkUpdateInput = z.infer<typeof bulkUpdateInput>;
 
-export const ROADMAP_SORTS = ['priority', 'votes', 'updated_at'] as const;
-export type RoadmapSort = (typeof ROADMAP_SORTS)[number];
-
-export const listItemsQuery = z.strictObject({
-  limit: limitField(50, 100),
-  status: z.enum([...ROADMAP_STATUSES, 'all']).default('all'),
-  category: category.optional(),
-  quarter: quarterSchema.optional(),
-  sort: z
-    .enum(ROADMAP_SORTS)
-    .default('priority')
-    .describe('priority (critical first; ties by votes, then most recently updated), votes, or updated_at (newest first)'),
-  cursor: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe('next_cursor of the previous page: an ISO date for sort=updated_at, an opaque token for priority and votes'),
-});
-export type ListItemsQuery = z.infer<typeof listItemsQuery>;
+export type RoadmapSort = ListItemsQuery['sort'];
 
 // ---------------------------------------------------------------------------------------------------------
 // Records

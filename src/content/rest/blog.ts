@@ -10,21 +10,19 @@ import {
   archivePost,
   blogPost,
   createPost,
-  createPostInput,
   deletePost,
   getPost,
   listDraftPosts,
   listDraftPostsInput,
   listPublishedPosts,
-  listPostsInput,
   postPage,
   publishPost,
   schedulePost,
   schedulePostInput,
   submitPost,
   updatePost,
-  updatePostInput,
 } from '../blog.js';
+import { createPostInput, listPostsInput, updatePostInput } from '../contract.js';
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
 import { queryBoolean } from '../fields.js';

@@ -11,19 +11,17 @@ import {
   approveEntry,
   changelogEntry,
   createEntry,
-  createEntryInput,
   deleteEntry,
   entryPage,
   getEntry,
   listDraftEntries,
   listDraftEntriesInput,
-  listEntriesInput,
   listPublishedEntries,
   publishEntry,
   submitEntry,
   updateEntry,
-  updateEntryInput,
 } from '../changelog.js';
+import { createEntryInput, listEntriesInput, updateEntryInput } from '../contract.js';
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
 import { queryBoolean } from '../fields.js';

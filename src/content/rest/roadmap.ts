@@ -11,18 +11,16 @@ import {
   bulkUpdateInput,
   bulkUpdateItems,
   createItem,
-  createItemInput,
   deleteItem,
   getItem,
   itemPage,
   listItems,
-  listItemsQuery,
   roadmapItem,
   shipItem,
   shipItemInput,
   updateItem,
-  updateItemInput,
 } from '../roadmap.js';
+import { createItemInput, listItemsQuery, updateItemInput } from '../contract.js';
 import { checkVoteRate } from '../vote-limit.js';
 import { castVote, voteInput, withdrawVote } from '../votes.js';
 import { isAuthenticated, SECRET_REQUIRED } from './auth.js';
