@@ -12,7 +12,6 @@
  * whose callers manage the content); each result then also carries its `status`, since drafts are mixed in.
  */
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Queryable } from '../platform/database.js';
 import type { ContentContext } from './context.js';
 import { SEARCH_TYPES, type SearchInput } from './contract.js';

@@ -3,7 +3,7 @@
  * the statuses a move leaves, the one it enters, the check a record must pass, what the activity log says.
  * `allowMove` refuses whatever the table does not list, with a message that names the record's current
  * status; `runMove` applies a move to a stored record. Blog posts and changelog entries each declare their
- * table (blog.ts, changelog.ts); the rules of applying one are written here, once.
+ * table (blog/workflow.ts, changelog/workflow.ts); the rules of applying one are written here, once.
  */
 import { eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
@@ -80,7 +80,7 @@ export type MoveName<W> = W extends Workflow<infer Status, infer Row, infer Name
   ? { [N in Name]: W['moves'][N] extends Move<Status, Row> ? N : never }[Name]
   : never;
 
-/** How a record's editable fields are edited (blog.ts, changelog.ts). */
+/** How a record's editable fields are edited (blog/workflow.ts, changelog/workflow.ts). */
 export interface FieldEdit<Row, R, Field extends keyof R & string> {
   fields: readonly Field[];
   toRecord(row: Row): R;

@@ -7,7 +7,6 @@
  * enqueued are visible to the worker.
  */
 import { transact } from '../../platform/changes.js';
-import type { Db } from '../../platform/database.js';
 import type { ContentContext } from '../context.js';
 
 export async function atomically<T>(ctx: ContentContext, work: (ctx: ContentContext) => Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
-/** The six blog tools of spec 4.3, over content/blog.ts (state machine of spec 3.1). */
-import { createPost, deletePost, getPost, listPublishedPosts, publishPost, updatePost } from '../blog.js';
+/** The six blog tools of spec 4.3, over content/blog/ (state machine of spec 3.1). */
+import { getPost, listPublishedPosts } from '../blog/queries.js';
+import { createPost, deletePost, publishPost, updatePost } from '../blog/workflow.js';
 import { DELETE, READ, WRITE, defineTool } from './tools.js';
 
 export const blogTools = [

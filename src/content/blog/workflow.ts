@@ -1,7 +1,8 @@
 /**
- * Blog posts (spec 2.6, 3.1; DESIGN section 3): the state machine draft → review → published → archived,
- * plus direct publish, scheduled publishing and deletes of drafts only. REST routes and MCP tools both call
- * these functions, so every rule — slugs, submit validation, activity, revalidation — lives here.
+ * Writes of blog posts (spec 2.6, 3.1; DESIGN section 3): create, edit, and the state machine draft → review →
+ * published → archived, plus direct publish, scheduled publishing and deletes of drafts only. REST routes and
+ * MCP tools both call these functions, so every rule — slugs, submit validation, activity, revalidation —
+ * lives here; the records are in records.ts, the reads in queries.ts, the scheduled publish in publish-job.ts.
  *
  * Decisions where the spec is silent:
  * - `published_at` is set once, the first time a post is published, and kept through archive and
@@ -11,151 +12,33 @@
  * - Scheduling (DESIGN 3) moves draft or review to `scheduled`, like a deferred publish, without submit
  *   validation. A scheduled post leaves that state only by publishing (now, or by its job at `publish_at`).
  */
-import { and, arrayContains, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Queryable, Tx } from '../platform/database.js';
-import { cancelJob, jobKind, type JobHandler } from '../platform/jobs.js';
-import type { PageRequest } from '../platform/paging.js';
-import { orderedNow, toIso } from '../platform/time.js';
-import { diffChanges, recordActivity } from './activity.js';
-import type { Actor } from './actor.js';
-import type { ContentContext } from './context.js';
-import { BLOG_STATUSES, DEFAULT_AUTHOR_NAME, type CreatePostInput, type ListPostsInput, type UpdatePostInput } from './contract.js';
-import { contentErrors } from './errors.js';
-import { isoDate, limitField } from './fields.js';
-import { cachedRead } from './read-cache.js';
-import { requestRevalidation } from './revalidation.js';
-import { blogPosts } from './schema.js';
-import { insertUnderSlug } from './slugs.js';
-import {
-  allowMove,
-  editFields,
-  runMove,
-  workflowDates,
-  workflowListPage,
-  workflowPage,
-  type FieldEdit,
-  type FieldProblem,
-  type Workflow,
-} from './workflow.js';
-import { writeContent } from './write.js';
+import type { Queryable, Tx } from '../../platform/database.js';
+import { cancelJob } from '../../platform/jobs.js';
+import { orderedNow, toIso } from '../../platform/time.js';
+import { recordActivity } from '../activity.js';
+import type { Actor } from '../actor.js';
+import type { ContentContext } from '../context.js';
+import { DEFAULT_AUTHOR_NAME, type CreatePostInput, type UpdatePostInput } from '../contract.js';
+import { contentErrors } from '../errors.js';
+import { isoDate } from '../fields.js';
+import { requestRevalidation } from '../revalidation.js';
+import { blogPosts } from '../schema.js';
+import { insertUnderSlug } from '../slugs.js';
+import { allowMove, editFields, runMove, type FieldEdit, type FieldProblem, type Workflow } from '../workflow.js';
+import { writeContent } from '../write.js';
+import { publishJobKey, publishPostJobKind } from './publish-job.js';
+import { toPost, type BlogPost, type BlogStatus, type PostRow } from './records.js';
 
-export type BlogStatus = (typeof BLOG_STATUSES)[number];
-
-/** Who publishes a scheduled post when its time comes. */
-export const SCHEDULER_ACTOR: Actor = { actor_id: 'scheduler', actor_type: 'system' };
-export const PUBLISH_POST_JOB = 'publish-post';
-type PublishPostPayload = { post_id: number };
-const publishPostJobKind = jobKind<PublishPostPayload>(PUBLISH_POST_JOB);
 /** `/blog/drafts` is a route of its own, so no post may take that slug. */
 const RESERVED_SLUGS = new Set(['drafts']);
 
-// ---------------------------------------------------------------------------------------------------------
-// Input schemas of the REST-only operations; the others are the contract's (contract.ts).
-
+/** REST only (`POST /blog/:slug/schedule`). */
 export const schedulePostInput = z.strictObject({
   publish_at: isoDate.describe('When to publish; must be in the future'),
 });
 export type SchedulePostInput = z.infer<typeof schedulePostInput>;
-
-export const listDraftPostsInput = z.strictObject({
-  limit: limitField(20, 100),
-  cursor: isoDate.optional().describe('next_cursor of the previous page'),
-});
-export type ListDraftPostsInput = z.infer<typeof listDraftPostsInput>;
-
-// ---------------------------------------------------------------------------------------------------------
-// Records
-
-/** A post as lists show it: everything but the markdown body. */
-export const blogPostSummary = z.object({
-  slug: z.string(),
-  title: z.string(),
-  description: z.string().nullable(),
-  author_name: z.string(),
-  author_email: z.string().nullable().optional().describe('Only on authenticated reads (preview, drafts, writes)'),
-  tags: z.array(z.string()),
-  status: z.enum(BLOG_STATUSES),
-  og_image_url: z.string().nullable(),
-  publish_at: z.string().nullable().describe('When a scheduled post publishes itself'),
-  ...workflowDates,
-});
-export type BlogPostSummary = z.infer<typeof blogPostSummary>;
-
-/** The post record of spec 2.6. */
-export const blogPost = blogPostSummary.extend({ content: z.string() });
-export type BlogPost = z.infer<typeof blogPost>;
-
-export const postPage = workflowPage('posts', blogPostSummary);
-export type PostPage = z.infer<typeof postPage>;
-
-type PostRow = typeof blogPosts.$inferSelect;
-const { content: _content, searchText: _searchText, ...summaryColumns } = getTableColumns(blogPosts);
-
-function toSummary(row: Omit<PostRow, 'content' | 'searchText'>): BlogPostSummary {
-  return {
-    slug: row.slug,
-    title: row.title,
-    description: row.description,
-    author_name: row.authorName,
-    author_email: row.authorEmail,
-    tags: row.tags,
-    status: row.status as BlogStatus,
-    og_image_url: row.ogImageUrl,
-    publish_at: toIso(row.publishAt),
-    published_at: toIso(row.publishedAt),
-    created_at: toIso(row.createdAt),
-    updated_at: toIso(row.updatedAt),
-  };
-}
-
-function toPost(row: PostRow): BlogPost {
-  const { slug, title, ...rest } = toSummary(row);
-  return { slug, title, content: row.content, ...rest };
-}
-
-/** An author's email address is for the editorial team, not for every visitor of the public site. */
-function forThePublic<T extends BlogPostSummary>(post: T): T {
-  const { author_email: _hidden, ...rest } = post;
-  return rest as T;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Reads
-
-/** Published posts, newest first (spec 4.4); `total` counts every published post matching the tag. */
-export async function listPublishedPosts(ctx: ContentContext, query: ListPostsInput): Promise<PostPage> {
-  return cachedRead(ctx, 'blog', 'published', query, async () => {
-    const matching = and(eq(blogPosts.status, 'published'), query.tag ? arrayContains(blogPosts.tags, [query.tag]) : undefined);
-    const page = await pageOfPosts(ctx, matching, 'publishedAt', query);
-    return { ...page, posts: page.posts.map(forThePublic) };
-  });
-}
-
-/** Posts not yet public: draft, review and scheduled, newest created first. */
-export async function listDraftPosts(ctx: ContentContext, query: ListDraftPostsInput): Promise<PostPage> {
-  return cachedRead(ctx, 'blog', 'drafts', query, () =>
-    pageOfPosts(ctx, inArray(blogPosts.status, ['draft', 'review', 'scheduled']), 'createdAt', query),
-  );
-}
-
-async function pageOfPosts(ctx: ContentContext, where: SQL | undefined, key: 'publishedAt' | 'createdAt', query: PageRequest): Promise<PostPage> {
-  const page = await workflowListPage(ctx.db, ctx.db.select(summaryColumns).from(blogPosts).$dynamic(), blogPosts, where, key, query);
-  return { posts: page.rows.map(toSummary), next_cursor: page.next_cursor, total: page.total };
-}
-
-/** A published post; with `include_drafts` (REST `preview`, authenticated callers only) a post in any state. */
-export async function getPost(ctx: ContentContext, slug: string, options: { include_drafts?: boolean } = {}): Promise<BlogPost> {
-  const includeDrafts = options.include_drafts ?? false;
-  return cachedRead(ctx, 'blog', 'post', { slug, include_drafts: includeDrafts }, async () => {
-    const [row] = await ctx.db.select().from(blogPosts).where(eq(blogPosts.slug, slug)).limit(1);
-    if (!row || (row.status !== 'published' && !includeDrafts)) throw contentErrors.notFound('blog post', slug);
-    return includeDrafts ? toPost(row) : forThePublic(toPost(row));
-  });
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Writes
 
 export async function createPost(ctx: ContentContext, data: CreatePostInput, actor: Actor): Promise<BlogPost> {
   const published = data.status === 'published';
@@ -347,50 +230,6 @@ export async function schedulePost(ctx: ContentContext, slug: string, { publish_
     });
     return toPost(scheduled);
   });
-}
-
-/**
- * Publishes a scheduled post whose time has come; true when this call published it. The conditional
- * UPDATE is the exactly-once guarantee: if two workers ever run the job at once (a lease expired, two
- * processes), the second waits on the row lock, re-checks `status = 'scheduled'`, matches nothing, and
- * records nothing.
- */
-export async function publishDuePost(ctx: ContentContext, postId: number): Promise<boolean> {
-  const published = await writeContent(ctx, 'blog', async (tx, changed) => {
-    const [row] = await tx
-      .update(blogPosts)
-      .set({ status: 'published', publishedAt: sql`coalesce(${blogPosts.publishedAt}, ${orderedNow()})`, updatedAt: sql`now()` })
-      .where(and(eq(blogPosts.id, postId), eq(blogPosts.status, 'scheduled'), sql`${blogPosts.publishAt} <= now()`))
-      .returning();
-    if (!row) return false;
-    changed(row.slug);
-    await recordActivity(tx, SCHEDULER_ACTOR, {
-      resource: 'blog',
-      resourceId: row.slug,
-      action: 'published',
-      summary: `published scheduled post "${row.title}"`,
-      changes: { status: ['scheduled', 'published'], published_at: [null, toIso(row.publishedAt)] },
-    });
-    await requestRevalidation(ctx, tx, { type: 'blog', slug: row.slug });
-    return true;
-  });
-  if (published) ctx.jobs.wake();
-  return published;
-}
-
-/** The durable job behind `schedulePost` (registered in content/jobs.ts). */
-export function publishPostJob(ctx: ContentContext): JobHandler<PublishPostPayload> {
-  return async ({ post_id: postId }) => {
-    const published = await publishDuePost(ctx, postId);
-    ctx.log.info({ post_id: postId, published }, published ? 'scheduled post published' : 'scheduled post already handled');
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Helpers
-
-function publishJobKey(postId: number): string {
-  return `${PUBLISH_POST_JOB}:${postId}`;
 }
 
 async function slugTaken(db: Queryable, slug: string): Promise<boolean> {
