@@ -1,5 +1,6 @@
-/** The five changelog tools of spec 4.3, over content/changelog.ts (state machine of spec 3.2). */
-import { createEntry, deleteEntry, getEntry, listPublishedEntries, setEntryStatus, updateEntry } from '../changelog.js';
+/** The five changelog tools of spec 4.3, over content/changelog/ (state machine of spec 3.2). */
+import { getEntry, listPublishedEntries } from '../changelog/queries.js';
+import { createEntry, deleteEntry, setEntryStatus, updateEntry } from '../changelog/workflow.js';
 import { atomically } from './atomically.js';
 import { DELETE, READ, WRITE, defineTool } from './tools.js';
 
