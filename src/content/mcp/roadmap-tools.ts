@@ -1,8 +1,9 @@
 /**
- * The five roadmap tools of spec 4.3, over content/roadmap.ts (spec 3.3). MCP callers manage the content,
+ * The five roadmap tools of spec 4.3, over content/roadmap/ (spec 3.3). MCP callers manage the content,
  * so they see non-public items too (DESIGN 3).
  */
-import { createItem, deleteItem, getItem, listItems, updateItem } from '../roadmap.js';
+import { getItem, listItems } from '../roadmap/queries.js';
+import { createItem, deleteItem, updateItem } from '../roadmap/writes.js';
 import { DELETE, READ, WRITE, defineTool } from './tools.js';
 
 const everything = { includeHidden: true };
