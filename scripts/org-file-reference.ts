@@ -4,7 +4,7 @@
  * checks that the README holds exactly this table, so a new field cannot go undocumented.
  */
 import { fileURLToPath } from 'node:url';
-import { orgFileJsonSchema } from '../src/org/org-file.js';
+import { orgFileJsonSchema } from '../src/org/org-file/schema.js';
 
 interface Schema {
   type?: string;

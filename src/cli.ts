@@ -54,7 +54,7 @@ async function main(argv: string[]): Promise<void> {
     case 'org': {
       const [subcommand, file, ...extra] = rest;
       if (subcommand === 'schema' && !file) {
-        const { orgFileJsonSchema } = await import('./org/org-file.js');
+        const { orgFileJsonSchema } = await import('./org/org-file/schema.js');
         return void console.log(JSON.stringify(orgFileJsonSchema(), null, 2));
       }
       if (subcommand !== 'apply' || !file || extra.length) throw new UsageError(`usage: atrium org apply FILE | atrium org schema (see atrium help org)`);

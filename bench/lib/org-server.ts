@@ -12,7 +12,7 @@ import { approveAuthorizationRequest, startAuthorization } from '../../src/auth/
 import { registerClient } from '../../src/auth/clients.js';
 import { mcpResource } from '../../src/auth/resource.js';
 import { secretResolver, type DatabaseConfig, type OrgConfig } from '../../src/config.js';
-import { recordClientAgent } from '../../src/org/agents.js';
+import { recordClientAgent } from '../../src/org/agents/records.js';
 import { createOrgService } from '../../src/org/service.js';
 import { serveChild, startChild, type ChildServer, type StartChildOptions } from './child.js';
 import { withLoadingDatabase } from './loading-database.js';

@@ -4,7 +4,7 @@
  */
 import type { Config, DatabaseConfig } from '../config.js';
 import { ConfigError } from '../config.js';
-import { OrgFileError } from '../org/org-file.js';
+import { OrgFileError } from '../org/org-file/schema.js';
 import { DatabaseInUseError } from '../platform/database-lock.js';
 
 export type ServiceName = 'org' | 'content';

@@ -20,13 +20,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { OrgConfig } from '../config.js';
 import type { Db, Tx } from '../platform/database.js';
 import { loadOrCreateSecret, readStoredSecret, storedSecretFile } from '../platform/secrets.js';
-import { ensureAssistant } from './agents.js';
-import { ensureDefaultPublishCapability } from './capabilities.js';
-import { applyOrgFileIn, ensureOrganization, lockOrgSetup, unsetSecretsInUse, type ApplyReport } from './apply-org-file.js';
-import { readOrgFile } from './org-file.js';
-import { authenticate, findPersonByEmail, upsertPerson } from './people.js';
+import { ensureAssistant } from './agents/records.js';
+import { ensureDefaultPublishCapability } from './capabilities/execute.js';
+import { applyOrgFileIn, ensureOrganization, lockOrgSetup, unsetSecretsInUse, type ApplyReport } from './org-file/apply.js';
+import { readOrgFile } from './org-file/schema.js';
+import { authenticate, findPersonByEmail, upsertPerson } from './people/records.js';
 import { people } from './schema.js';
-import { addSpaceMember, upsertSpace } from './spaces.js';
+import { addSpaceMember, upsertSpace } from './spaces/records.js';
 
 const DEFAULT_OWNER_EMAIL = 'admin@example.com';
 /** The data dir's secret holding a generated owner password. */

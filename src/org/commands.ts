@@ -5,9 +5,9 @@
 import { passwordRule, type OrgConfig } from '../config.js';
 import { UsageError } from '../cli/errors.js';
 import { openDatabase } from '../platform/database.js';
-import { applyOrgFile, type ApplyReport } from './apply-org-file.js';
-import { readOrgFile } from './org-file.js';
-import { findPersonByEmail, setPassword } from './people.js';
+import { applyOrgFile, type ApplyReport } from './org-file/apply.js';
+import { readOrgFile } from './org-file/schema.js';
+import { findPersonByEmail, setPassword } from './people/records.js';
 
 export async function runOrgApply(config: OrgConfig, file: string, env: NodeJS.ProcessEnv = process.env): Promise<ApplyReport> {
   const parsed = await readOrgFile(file);

@@ -7,10 +7,10 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../platform/database.js';
-import { agentSummaryRecord, listReachableAgents } from './agents.js';
-import { getPerson } from './people.js';
+import { agentSummaryRecord, listReachableAgents } from './agents/records.js';
+import { getPerson } from './people/records.js';
 import { agents, organization } from './schema.js';
-import { listSpacesOfPerson } from './spaces.js';
+import { listSpacesOfPerson } from './spaces/records.js';
 
 /** service_context's result (DESIGN 4.3): its MCP `outputSchema`. */
 export const serviceContextRecord = z.object({

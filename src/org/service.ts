@@ -12,10 +12,10 @@ import { createHttpServer, listening, type HttpServer, type Listening } from '..
 import { startJobWorker, type JobWorker } from '../platform/jobs.js';
 import { registerAuthRoutes } from '../auth/index.js';
 import { bootstrapOrganization } from './bootstrap.js';
-import { registerAgentApi } from './delivery/agent-api.js';
+import { registerAgentApi } from './agent-api/routes.js';
 import { deliveryJobHandlers, taskAnswerHandlers } from './delivery/deliveries.js';
 import type { OrgContext } from './context.js';
-import { decisionJobHandlers } from './decisions.js';
+import { decisionJobHandlers } from './decisions/resolve.js';
 import { ensureHousekeepingScheduled, HOUSEKEEPING_JOB, housekeepingJob } from './housekeeping.js';
 import { orgTools, registerOrgMcp } from './mcp/server.js';
 import { registerFavicon } from '../platform/favicon.js';
@@ -24,7 +24,7 @@ import type { OrgToolDefinition } from './mcp/tools.js';
 import { operationJobHandlers, type OperationRunners } from './operations/operations.js';
 import { operationRunners } from './operations/runners.js';
 import { OperationWatch } from './operations/watch.js';
-import { ensureTaskRunsScheduled, TASK_RUNS_JOB, taskRunsJob } from './tasks.js';
+import { ensureTaskRunsScheduled, TASK_RUNS_JOB, taskRunsJob } from './tasks/records.js';
 import { registerWebPages } from './web/index.js';
 
 export interface OrgService extends Listening {

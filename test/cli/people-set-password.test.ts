@@ -9,7 +9,7 @@ import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { authenticate } from '../../src/org/people.js';
+import { authenticate } from '../../src/org/people/records.js';
 import { people, webSessions } from '../../src/org/schema.js';
 import { openDatabase } from '../../src/platform/database.js';
 import { createScratchDatabase, engines } from '../helpers/databases.js';

@@ -1,4 +1,4 @@
-import { OrgFileError, parseOrgFile } from '../../src/org/org-file.js';
+import { OrgFileError, parseOrgFile } from '../../src/org/org-file/schema.js';
 
 /** The problems `parseOrgFile` reports for `text`; fails the test when it accepts the file. */
 export function problemsOf(text: string): string[] {

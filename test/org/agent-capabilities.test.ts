@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCapability } from '../../src/org/capabilities.js';
+import { runCapability } from '../../src/org/capabilities/execute.js';
 import { findOperation } from '../../src/org/operations/operations.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';

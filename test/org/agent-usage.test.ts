@@ -3,8 +3,8 @@
  * charge is counted, and months turn over at UTC midnight whatever the server's zone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentUsage, chargeAgent, usageMonth } from '../../src/org/agent-usage.js';
-import { upsertDeclaredAgent } from '../../src/org/agents.js';
+import { agentUsage, chargeAgent, usageMonth } from '../../src/org/agents/usage.js';
+import { upsertDeclaredAgent } from '../../src/org/agents/records.js';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../src/platform/database.js';
 import { engines } from '../helpers/databases.js';

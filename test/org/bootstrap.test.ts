@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OrgConfig } from '../../src/config.js';
 import { bootstrapOrganization } from '../../src/org/bootstrap.js';
-import { authenticate, upsertPerson } from '../../src/org/people.js';
+import { authenticate, upsertPerson } from '../../src/org/people/records.js';
 import { agents, organization, people, spaceMembers, spaces } from '../../src/org/schema.js';
 import type { Database } from '../../src/platform/database.js';
 import { engines } from '../helpers/databases.js';

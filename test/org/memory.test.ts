@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordMemory } from '../../src/org/memory.js';
+import { recordMemory } from '../../src/org/memory/search.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER } from '../helpers/org.js';
 import { BEA, memoryFingerprint, NOMAD, startMemoryOrg, type MemoryOrg } from '../helpers/memory-fixture.js';

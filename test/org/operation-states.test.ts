@@ -1,6 +1,10 @@
-/** DESIGN 4.4's operation state machine, as the table every move obeys. */
-import { describe, expect, it } from 'vitest';
-import { isAnswered, nextStatus, OPERATION_STATUSES, OPERATION_TRANSITIONS, type OperationEvent, type OperationStatus } from '../../src/org/operations/states.js';
+/** DESIGN 4.4's operation state machine, as the table every move obeys: each case moves a stored operation. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../src/platform/database.js';
+import { isAnswered, move, OPERATION_STATUSES, OPERATION_TRANSITIONS, type OperationEvent, type OperationStatus } from '../../src/org/operations/states.js';
+import { operations, people } from '../../src/org/schema.js';
+import { openOrgDatabase } from '../helpers/org.js';
 
 /** Every (status, event) pair and what DESIGN 4.4 says happens: the new status, or a refusal. */
 const EXPECTED: Record<OperationStatus, Partial<Record<OperationEvent, OperationStatus>>> = {
@@ -17,13 +21,39 @@ const cases = OPERATION_STATUSES.flatMap((status) =>
 );
 
 describe('operation states', () => {
-  it.each(cases)('%s --%s--> %s', (status, event, expected) => {
+  let org: Awaited<ReturnType<typeof openOrgDatabase>>;
+  let db: Db;
+  let count = 0;
+  beforeAll(async () => {
+    org = await openOrgDatabase('pglite');
+    db = org.database.db;
+    await db.insert(people).values({ id: 'p_states', email: 'states@example.com', name: 'States', role: 'member' });
+  });
+  afterAll(() => org.close());
+
+  /** A stored operation in `status`. */
+  async function operationIn(status: OperationStatus): Promise<string> {
+    const id = `op_states_${++count}`;
+    await db.insert(operations).values({ id, kind: 'ask', status, personId: 'p_states', input: {} });
+    return id;
+  }
+
+  it.each(cases)('%s --%s--> %s', async (status, event, expected) => {
+    const id = await operationIn(status);
     if (expected === 'refused') {
-      expect(() => nextStatus(status, event)).toThrow(expect.objectContaining({ code: 'invalid_state', status: 409 }));
-      expect(() => nextStatus(status, event)).toThrow(`the operation is ${status}`);
+      const refusal = move(db, id, event);
+      await expect(refusal).rejects.toMatchObject({ code: 'invalid_state', status: 409, message: expect.stringContaining(`the operation is ${status}`) });
+      const [stored] = await db.select({ status: operations.status }).from(operations).where(eq(operations.id, id));
+      expect(stored.status).toBe(status);
     } else {
-      expect(nextStatus(status, event)).toBe(expected);
+      const moved = await move(db, id, event);
+      expect(moved.status).toBe(expected);
+      expect(moved.finishedAt !== null).toBe(['succeeded', 'failed', 'cancelled'].includes(expected));
     }
+  });
+
+  it('refuses to move an operation that does not exist with not_found', async () => {
+    await expect(move(db, 'op_missing', 'start')).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('stops a waiting caller at a pause or an end, not while the work is queued or running', () => {

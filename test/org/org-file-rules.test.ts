@@ -4,9 +4,9 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyOrgFile } from '../../src/org/apply-org-file.js';
-import { parseOrgFile } from '../../src/org/org-file.js';
-import { createLearnedRule, loadGateRules } from '../../src/org/rules.js';
+import { applyOrgFile } from '../../src/org/org-file/apply.js';
+import { parseOrgFile } from '../../src/org/org-file/schema.js';
+import { createLearnedRule, loadGateRules } from '../../src/org/rules/records.js';
 import { agents, capabilities, organization, people } from '../../src/org/schema.js';
 import type { Database } from '../../src/platform/database.js';
 import { engines } from '../helpers/databases.js';

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { extractExamples } from '../../scripts/readme-examples.js';
 import { referenceTable } from '../../scripts/org-file-reference.js';
-import { parseOrgFile } from '../../src/org/org-file.js';
+import { parseOrgFile } from '../../src/org/org-file/schema.js';
 
 const run = promisify(execFile);
 const cli = path.resolve('bin/atrium.js');

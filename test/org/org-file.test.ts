@@ -1,8 +1,8 @@
 import { asc, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyOrgFile } from '../../src/org/apply-org-file.js';
-import { parseOrgFile } from '../../src/org/org-file.js';
-import { authenticate } from '../../src/org/people.js';
+import { applyOrgFile } from '../../src/org/org-file/apply.js';
+import { parseOrgFile } from '../../src/org/org-file/schema.js';
+import { authenticate } from '../../src/org/people/records.js';
 import { agents, capabilities, organization, people, spaceMembers, spaces, standingRules } from '../../src/org/schema.js';
 import type { Database } from '../../src/platform/database.js';
 import { engines } from '../helpers/databases.js';

@@ -4,7 +4,7 @@
  * America/New_York (14 March 02:00 → 03:00, 7 November 02:00 → 01:00), and which schedules are refused.
  */
 import { describe, expect, it } from 'vitest';
-import { nextRunAfter, scheduleInput, toSchedule, type Schedule } from '../../src/org/schedules.js';
+import { nextRunAfter, scheduleInput, toSchedule, type Schedule } from '../../src/org/tasks/schedules.js';
 
 const BERLIN = 'Europe/Berlin';
 const NEW_YORK = 'America/New_York';

@@ -6,8 +6,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationRunners } from '../../src/org/operations/operations.js';
-import { instantToLocal } from '../../src/org/schedules.js';
-import { runDueTasks, TASK_RUNS_EVERY_SECONDS } from '../../src/org/tasks.js';
+import { instantToLocal } from '../../src/org/tasks/schedules.js';
+import { runDueTasks, TASK_RUNS_EVERY_SECONDS } from '../../src/org/tasks/records.js';
 import { postgresUrl, testDatabase, type TestDatabase } from '../helpers/databases.js';
 import { startOrg, type TestOrg } from '../helpers/org.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';

@@ -1,6 +1,10 @@
-/** DESIGN 4.1 and 4.5's task statuses, as the table every move of a task obeys (src/org/task-states.ts). */
-import { describe, expect, it } from 'vitest';
-import { nextTaskStatus, TASK_STATUSES, TASK_TRANSITIONS, type TaskEvent, type TaskStatus } from '../../src/org/task-states.js';
+/** DESIGN 4.1 and 4.5's task statuses, as the table every move of a task obeys: each case moves a stored task. */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/platform/database.js';
+import { people, spaces, tasks } from '../../src/org/schema.js';
+import { moveTask, TASK_STATUSES, TASK_TRANSITIONS, type TaskEvent, type TaskStatus } from '../../src/org/tasks/states.js';
+import { openOrgDatabase } from '../helpers/org.js';
 
 /** Every (status, event) pair and what happens: the status after it, or a refusal. */
 const EXPECTED: Record<TaskStatus, Partial<Record<TaskEvent, TaskStatus>>> = {
@@ -17,12 +21,41 @@ const cases = TASK_STATUSES.flatMap((status) =>
 );
 
 describe('task states', () => {
-  it.each(cases)('%s --%s--> %s', (status, event, expected) => {
+  let org: Awaited<ReturnType<typeof openOrgDatabase>>;
+  let db: Db;
+  let count = 0;
+  beforeAll(async () => {
+    org = await openOrgDatabase('pglite');
+    db = org.database.db;
+    await db.insert(people).values({ id: 'p_states', email: 'states@example.com', name: 'States', role: 'member' });
+    await db.insert(spaces).values({ id: 'sp_states', key: 'states', name: 'States' });
+  });
+  afterAll(() => org.close());
+
+  /** A stored task in `status`. */
+  async function taskIn(status: TaskStatus): Promise<string> {
+    const id = `task_states_${++count}`;
+    await db.insert(tasks).values({ id, spaceId: 'sp_states', title: 'A task', status, createdByType: 'person', createdById: 'p_states', personId: 'p_states' });
+    return id;
+  }
+
+  it.each(cases)('%s --%s--> %s', async (status, event, expected) => {
+    const id = await taskIn(status);
     if (expected === 'refused') {
-      expect(() => nextTaskStatus(status, event)).toThrow(expect.objectContaining({ code: 'invalid_state', status: 409, details: { status, event } }));
-      expect(() => nextTaskStatus(status, event)).toThrow(`the task is ${status}, so it cannot`);
+      await expect(moveTask(db, id, event)).rejects.toMatchObject({
+        code: 'invalid_state',
+        status: 409,
+        details: { status, event },
+        message: expect.stringContaining(`the task is ${status}, so it cannot`),
+      });
+      const [stored] = await db.select({ status: tasks.status }).from(tasks).where(eq(tasks.id, id));
+      expect(stored.status).toBe(status);
     } else {
-      expect(nextTaskStatus(status, event)).toBe(expected);
+      expect((await moveTask(db, id, event)).status).toBe(expected);
     }
+  });
+
+  it('refuses to move a task that does not exist with not_found', async () => {
+    await expect(moveTask(db, 'task_missing', 'start')).rejects.toMatchObject({ code: 'not_found' });
   });
 });

@@ -21,7 +21,7 @@ import {
   runDueTasks,
   searchTasks,
   startTask,
-} from '../../src/org/tasks.js';
+} from '../../src/org/tasks/records.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { connectClient, openMcpSession, postMcp } from '../helpers/oauth-flow.js';

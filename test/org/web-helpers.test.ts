@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashPassword, verifyPassword } from '../../src/org/passwords.js';
+import { hashPassword, verifyPassword } from '../../src/org/people/passwords.js';
 import { escapeHtml, html } from '../../src/org/web/html.js';
 import { safeReturnTo } from '../../src/org/web/return-to.js';
 

@@ -9,12 +9,12 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
-import { ASSISTANT_KEY } from '../agents.js';
+import { ASSISTANT_KEY } from '../agents/records.js';
 import type { OrgContext } from '../context.js';
 import { id, text } from '../fields.js';
 import { startOperation, type OperationRunner } from '../operations/operations.js';
 import { agents } from '../schema.js';
-import { listSpaceIdsOfPerson } from '../spaces.js';
+import { listSpaceIdsOfPerson } from '../spaces/records.js';
 import { extractiveAnswer } from './extractive.js';
 import { modelAnswer, modelConfigOf } from './model.js';
 import { citationRecord, retrieve, type Source } from './retrieval.js';

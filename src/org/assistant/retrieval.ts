@@ -7,9 +7,9 @@
 import { inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
-import { memoryProvenance, searchMemory, type MemoryItem } from '../memory.js';
+import { memoryProvenance, searchMemory, type MemoryItem } from '../memory/search.js';
 import { agents, people } from '../schema.js';
-import { searchTasks, type TaskHit } from '../tasks.js';
+import { searchTasks, type TaskHit } from '../tasks/records.js';
 
 /** How many memory items and tasks an answer draws on. */
 export const MEMORY_SOURCES = 5;

@@ -19,16 +19,17 @@ import { enqueueJobStatement, jobKind, type JobInfo } from '../../platform/jobs.
 import { jobs } from '../../platform/schema.js';
 import { toIso } from '../../platform/time.js';
 import { isAppError } from '../../platform/errors.js';
-import { findAgent, webhookTarget, type AgentRow } from '../agents.js';
+import { findAgent, webhookTarget, type AgentRow } from '../agents/records.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { failure, findOperation } from '../operations/operations.js';
 import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
 import { deliveries } from '../schema.js';
-import { getTaskForAgent, taskAnswerJob } from '../tasks.js';
+import { getTaskForAgent, taskAnswerJob } from '../tasks/records.js';
 import { callbackTokenStatement, issueCallbackToken, type CallbackToken } from './callback-tokens.js';
 import { deliverSigned, type AttemptOutcome } from './webhook.js';
-import { acceptWork, finishWork, ignoreRefusal } from './work.js';
+import { acceptWork, finishWork } from './work.js';
+import { ignoreLostRace } from '../../platform/state-table.js';
 
 export type DeliveryType = 'message' | 'task' | 'answer';
 export type DeliveryRow = typeof deliveries.$inferSelect;
@@ -218,7 +219,7 @@ async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: O
   switch (outcome.kind) {
     case 'answered': {
       const alongside = settlement(ctx.db, delivery.id, 'delivered');
-      const finished = await finishWork(ctx, ctx.db, operation, { status: 'succeeded', result: outcome.result }, alongside).catch(ignoreRefusal);
+      const finished = await finishWork(ctx, ctx.db, operation, { status: 'succeeded', result: outcome.result }, alongside).catch(ignoreLostRace);
       if (finished) ctx.watch.answeredHere(finished);
       return;
     }
@@ -249,7 +250,7 @@ async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: O
 async function giveUp(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, reason: string): Promise<void> {
   ctx.log.warn({ delivery: delivery.id, operation: operation.id, reason }, 'delivery failed; the operation is undeliverable');
   const error = failure('undeliverable', `the agent could not be reached: ${reason}`);
-  await finishWork(ctx, ctx.db, operation, { status: 'failed', error }, settlement(ctx.db, delivery.id, 'failed', reason)).catch(ignoreRefusal);
+  await finishWork(ctx, ctx.db, operation, { status: 'failed', error }, settlement(ctx.db, delivery.id, 'failed', reason)).catch(ignoreLostRace);
 }
 
 /** Settles a pending delivery and drops its queued attempt, in one statement. */

@@ -6,13 +6,13 @@
  * Each report is one transaction, so the operation and its task never disagree.
  */
 import type { Queryable } from '../../platform/database.js';
-import { isAppError } from '../../platform/errors.js';
+import { ignoreLostRace } from '../../platform/state-table.js';
 import type { WithSubquery } from 'drizzle-orm';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { addProgress, completeOperation, failOperation, type OperationError } from '../operations/operations.js';
 import type { OperationRow } from '../operations/states.js';
-import { addTaskProgress, askTaskQuestion, completeTask, reopenTask, startTask, type TaskOperationInput } from '../tasks.js';
+import { addTaskProgress, askTaskQuestion, completeTask, reopenTask, startTask, type TaskOperationInput } from '../tasks/records.js';
 
 export type WorkOutcome = { status: 'succeeded'; result: unknown } | { status: 'failed'; error: OperationError };
 
@@ -38,9 +38,9 @@ export async function finishWork(ctx: OrgContext, db: Queryable, operation: Oper
   return db.transaction(async (tx) => {
     const row = await end(tx);
     if (outcome.status === 'succeeded') {
-      await completeTask(ctx, tx, taskId, { result: outcome.result, operationId: operation.id }).catch(ignoreRefusal);
+      await completeTask(ctx, tx, taskId, { result: outcome.result, operationId: operation.id }).catch(ignoreLostRace);
     } else {
-      await reopenTask(ctx, tx, taskId, { error: outcome.error, operationId: operation.id }).catch(ignoreRefusal);
+      await reopenTask(ctx, tx, taskId, { error: outcome.error, operationId: operation.id }).catch(ignoreLostRace);
     }
     return row;
   });
@@ -49,13 +49,7 @@ export async function finishWork(ctx: OrgContext, db: Queryable, operation: Oper
 /** The agent took the work (202): a delivered task is now in progress. */
 export async function acceptWork(ctx: OrgContext, db: Queryable, operation: OperationRow): Promise<void> {
   const taskId = taskOf(operation);
-  if (taskId) await startTask(ctx, db, taskId, { operationId: operation.id }).catch(ignoreRefusal);
-}
-
-/** A move the state table refuses (the task is already under way, or ended) leaves things as they are. */
-export function ignoreRefusal(error: unknown): undefined {
-  if (isAppError(error) && error.code === 'invalid_state') return undefined;
-  throw error;
+  if (taskId) await startTask(ctx, db, taskId, { operationId: operation.id }).catch(ignoreLostRace);
 }
 
 export async function reportProgress(ctx: OrgContext, db: Queryable, operation: OperationRow, event: { message: string; percent?: number }): Promise<void> {

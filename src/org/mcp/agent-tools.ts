@@ -1,6 +1,6 @@
 /** list_agents and message_agent (DESIGN 4.3, 4.5): the organization's agents, and work sent to one of them. */
 import { z } from 'zod';
-import { agentRecord, findAgent, listAgents, webhookTarget } from '../agents.js';
+import { agentRecord, findAgent, listAgents, webhookTarget } from '../agents/records.js';
 import { orgErrors } from '../errors.js';
 import { id, text } from '../fields.js';
 import { startOperation } from '../operations/operations.js';

@@ -3,7 +3,7 @@
  * organization's capabilities through the runtime gate, as the calling client's own agent.
  */
 import { z } from 'zod';
-import { capabilityRecord, clientAgent, describeCapability, describedCapability, executeCapability, gateVerdictRecord, listCapabilities } from '../capabilities.js';
+import { capabilityRecord, clientAgent, describeCapability, describedCapability, executeCapability, gateVerdictRecord, listCapabilities } from '../capabilities/execute.js';
 import { operationRecord } from '../operations/operations.js';
 import { id, jsonObject, text } from '../fields.js';
 import { defineOrgTool } from './tools.js';

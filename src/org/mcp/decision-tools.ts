@@ -4,8 +4,8 @@
  * `governance:admin` — never the client whose action it is.
  */
 import { z } from 'zod';
-import { decisionRecord, decisionsFor, DECISION_STATUSES, resolvedDecision, resolveDecision, type Resolver } from '../decisions.js';
-import { getPerson } from '../people.js';
+import { decisionRecord, decisionsFor, DECISION_STATUSES, resolvedDecision, resolveDecision, type Resolver } from '../decisions/resolve.js';
+import { getPerson } from '../people/records.js';
 import { orgErrors } from '../errors.js';
 import { id, instant, text } from '../fields.js';
 import type { OrgToolCall } from './tools.js';

@@ -9,7 +9,7 @@ import {
   recordMemoryInput,
   searchMemory,
   searchMemoryInput,
-} from '../memory.js';
+} from '../memory/search.js';
 import { defineOrgTool } from './tools.js';
 
 export const memoryTools = [

@@ -12,7 +12,7 @@ import {
   taskIdInput,
   taskPage,
   taskRecord,
-} from '../tasks.js';
+} from '../tasks/records.js';
 import { defineOrgTool, type OrgToolCall } from './tools.js';
 
 const caller = ({ principal, spaceIds }: OrgToolCall) => ({ personId: principal.personId, clientId: principal.clientId, spaceIds });

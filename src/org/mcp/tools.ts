@@ -29,7 +29,7 @@ import { orgErrors } from '../errors.js';
 import { id } from '../fields.js';
 import { withIdempotencyKey, type Produced } from '../operations/idempotency.js';
 import { awaitOperation, operationRecord, runStartedHere, startingHere } from '../operations/operations.js';
-import { listSpaceIdsOfPerson } from '../spaces.js';
+import { listSpaceIdsOfPerson } from '../spaces/records.js';
 
 /** Who is calling, from the verified access token. */
 export interface OrgPrincipal {

@@ -15,6 +15,7 @@ import { and, eq, sql, type WithSubquery } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
 import { isAppError } from '../../platform/errors.js';
+import { ignoreLostRace } from '../../platform/state-table.js';
 import { jobKind, type ClaimedHere, type JobHandler } from '../../platform/jobs.js';
 import { toIso } from '../../platform/time.js';
 import type { OrgContext } from '../context.js';
@@ -307,10 +308,4 @@ function moveByOutcome(ctx: OrgContext, id: string, outcome: RunnerOutcome): Pro
     case 'running':
       return undefined;
   }
-}
-
-/** Another process (or a cancel) moved the operation first: its move stands, this one is dropped. */
-function ignoreLostRace(error: unknown): undefined {
-  if (isAppError(error) && error.code === 'invalid_state') return undefined;
-  throw error;
 }

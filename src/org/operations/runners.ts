@@ -3,8 +3,8 @@
  * its operations with `not_implemented`.
  */
 import { runAsk } from '../assistant/ask.js';
-import { runCapability } from '../capabilities.js';
-import { runMessage, runTask } from '../delivery/runners.js';
+import { runCapability } from '../capabilities/execute.js';
+import { runMessage, runTask } from '../delivery/kinds.js';
 import type { OperationRunners } from './operations.js';
 
 export const operationRunners: OperationRunners = { ask: runAsk, message: runMessage, task: runTask, capability: runCapability };

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { passwordRule } from '../../config.js';
 import { claimAttempt, resetAttempts } from '../../platform/rate-limit.js';
-import { authenticate, setPassword } from '../people.js';
+import { authenticate, setPassword } from '../people/records.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { html } from './html.js';
 import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';

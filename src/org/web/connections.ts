@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { disconnectClient, listConnections } from '../../auth/index.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { formatTime, html } from './html.js';
-import { listReachableAgents } from '../agents.js';
+import { listReachableAgents } from '../agents/records.js';
 import { formField, formFields, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { approveAuthorizationRequest, denyAuthorizationRequest, getAuthorizationRequest, isScope, SCOPES } from '../../auth/index.js';
-import { recordClientAgent } from '../agents.js';
+import { recordClientAgent } from '../agents/records.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { html } from './html.js';
 import { formField, formFields, sendCsrfFailure, sendPage, type WebContext } from './respond.js';

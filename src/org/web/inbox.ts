@@ -8,10 +8,10 @@
  * and Answer (POST /inbox/answer), answered exactly as `answer_task` does.
  */
 import type { FastifyInstance } from 'fastify';
-import { decisionContexts, decisionsFor, resolveDecision, type DecisionContext } from '../decisions.js';
+import { decisionContexts, decisionsFor, resolveDecision, type DecisionContext } from '../decisions/resolve.js';
 import type { ResolvedByRecord } from '../operations/operations.js';
-import { listSpaceIdsOfPerson } from '../spaces.js';
-import { answerTask, answerTaskInput, listOpenTaskQuestions } from '../tasks.js';
+import { listSpaceIdsOfPerson } from '../spaces/records.js';
+import { answerTask, answerTaskInput, listOpenTaskQuestions } from '../tasks/records.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { formatTime, html } from './html.js';
 import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';

@@ -4,7 +4,7 @@
  * runs, the page refreshes itself every two seconds (a meta refresh: no JavaScript needed).
  */
 import type { FastifyInstance } from 'fastify';
-import { decisionsFor } from '../decisions.js';
+import { decisionsFor } from '../decisions/resolve.js';
 import { findOperation, toOperationRecord } from '../operations/operations.js';
 import { issueCsrfToken } from './csrf.js';
 import { describeResolver } from './inbox.js';

@@ -1,9 +1,9 @@
 /** Small helpers every page module shares. */
 import type { FastifyReply } from 'fastify';
 import type { OrgContext } from '../context.js';
-import { countPendingDecisions } from '../decisions.js';
-import { listSpaceIdsOfPerson } from '../spaces.js';
-import { countOpenTaskQuestions } from '../tasks.js';
+import { countPendingDecisions } from '../decisions/resolve.js';
+import { listSpaceIdsOfPerson } from '../spaces/records.js';
+import { countOpenTaskQuestions } from '../tasks/records.js';
 import { html, page, type SafeHtml } from './html.js';
 import type { Session } from './sessions.js';
 

@@ -4,7 +4,7 @@
  * file's own rules are not listed here: they change with the file.
  */
 import type { FastifyInstance } from 'fastify';
-import { listLearnedRules, revokeLearnedRule } from '../rules.js';
+import { listLearnedRules, revokeLearnedRule } from '../rules/records.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { formatTime, html } from './html.js';
 import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';

@@ -9,7 +9,7 @@ import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Queryable } from '../../platform/database.js';
 import type { OrgContext } from '../context.js';
-import { getPerson, type Person } from '../people.js';
+import { getPerson, type Person } from '../people/records.js';
 import { webSessions } from '../schema.js';
 
 const SESSION_COOKIE = 'atrium_session';

@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../../platform/database.js';
-import { authenticate, normalizeEmail } from '../people.js';
+import { authenticate, normalizeEmail } from '../people/records.js';
 import { claimAttempt, countAttempt, forgiveAttempt, resetAttempts, type Backoff, type RateLimit, type RateLimitOutcome } from '../../platform/rate-limit.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { html } from './html.js';

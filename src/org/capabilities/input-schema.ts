@@ -4,7 +4,7 @@
  * and every execution validates.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { orgErrors } from './errors.js';
+import { orgErrors } from '../errors.js';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const compiled = new Map<string, ValidateFunction>();

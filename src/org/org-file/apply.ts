@@ -4,17 +4,17 @@
  * removed by omission). Applying the same file twice changes nothing the second time.
  */
 import { asc, eq, inArray, sql } from 'drizzle-orm';
-import type { Db, Queryable } from '../platform/database.js';
-import { upsertDeclaredAgent } from './agents.js';
-import { upsertCapability } from './capabilities.js';
-import { OrgFileError, type OrgFile } from './org-file.js';
-import { upsertPerson } from './people.js';
-import { replaceStandingRules } from './rules.js';
-import { agents, capabilities, organization, people } from './schema.js';
-import { passwordRule } from '../config.js';
-import type { UpsertOutcome } from '../platform/upsert.js';
-import { newId } from './ids.js';
-import { setSpaceMembers, upsertSpace } from './spaces.js';
+import type { Db, Queryable } from '../../platform/database.js';
+import { upsertDeclaredAgent } from '../agents/records.js';
+import { upsertCapability } from '../capabilities/execute.js';
+import { OrgFileError, type OrgFile } from './schema.js';
+import { upsertPerson } from '../people/records.js';
+import { replaceStandingRules } from '../rules/records.js';
+import { agents, capabilities, organization, people } from '../schema.js';
+import { passwordRule } from '../../config.js';
+import type { UpsertOutcome } from '../../platform/upsert.js';
+import { newId } from '../ids.js';
+import { setSpaceMembers, upsertSpace } from '../spaces/records.js';
 
 /** The names (emails or keys) of what was created, updated or left unchanged, in the file's order. */
 export type OutcomeNames = Record<UpsertOutcome, string[]>;

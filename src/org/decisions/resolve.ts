@@ -11,27 +11,26 @@
 import { createHash } from 'node:crypto';
 import { and, desc, eq, inArray, ne, or, isNull, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { canonicalJson } from '../platform/canonical-json.js';
-import type { Queryable } from '../platform/database.js';
-import { jobKind } from '../platform/jobs.js';
-import { toIso } from '../platform/time.js';
-import type { OrgContext } from './context.js';
-import { orgErrors } from './errors.js';
-import type { GateVerdict } from './gate/index.js';
-import { RISKS } from './gate/index.js';
-import { newId } from './ids.js';
-import { failOperation, failure, findOperation, resolvedByRecord, resumeOperation, toOperationRecord, toResolvedBy, operationRecord } from './operations/operations.js';
-import type { OperationRow } from './operations/states.js';
-import { createLearnedRule, mayGovern } from './rules.js';
-import { oauthClients } from '../auth/schema.js';
-import { agents, capabilities, decisions, operations, organization, people } from './schema.js';
+import { canonicalJson } from '../../platform/canonical-json.js';
+import { stateTable, type Transition } from '../../platform/state-table.js';
+import type { Queryable } from '../../platform/database.js';
+import { jobKind } from '../../platform/jobs.js';
+import { toIso } from '../../platform/time.js';
+import type { OrgContext } from '../context.js';
+import { orgErrors } from '../errors.js';
+import type { GateVerdict } from '../gate/index.js';
+import { RISKS } from '../gate/index.js';
+import { newId } from '../ids.js';
+import { failOperation, failure, findOperation, resolvedByRecord, resumeOperation, toOperationRecord, toResolvedBy, operationRecord } from '../operations/operations.js';
+import type { OperationRow } from '../operations/states.js';
+import { createLearnedRule, mayGovern } from '../rules/records.js';
+import { oauthClients } from '../../auth/schema.js';
+import { agents, capabilities, decisions, operations, organization, people } from '../schema.js';
 
 export const DECISION_STATUSES = ['pending', 'approved', 'denied', 'expired'] as const;
 export type DecisionStatus = (typeof DECISION_STATUSES)[number];
 
-interface DecisionTransition {
-  readonly from: readonly DecisionStatus[];
-  readonly to: DecisionStatus;
+interface DecisionTransition extends Transition<DecisionStatus> {
   /** A person resolves before the decision's expiry; the expiry job only after it. */
   readonly when: 'before_expiry' | 'after_expiry';
 }
@@ -125,30 +124,26 @@ export async function findDecision(db: Queryable, id: string): Promise<DecisionR
   return row;
 }
 
-/** Applies `event` with one conditional UPDATE, or throws `invalid_state` naming the decision's status. */
-export async function moveDecision(
-  db: Queryable,
-  id: string,
-  event: DecisionEvent,
-  changes: { resolvedBy?: string; resolvedVia?: string; note?: string | null } = {},
-): Promise<DecisionRow> {
-  const transition: DecisionTransition = DECISION_TRANSITIONS[event];
-  const due = transition.when === 'before_expiry' ? sql`${decisions.expiresAt} > now()` : sql`${decisions.expiresAt} <= now()`;
-  const [row] = await db
-    .update(decisions)
-    .set({ ...changes, status: transition.to, resolvedAt: sql`now()` })
-    .where(and(eq(decisions.id, id), inArray(decisions.status, [...transition.from]), due))
-    .returning();
-  if (row) return row;
-  const [current] = await db
-    .select({ status: decisions.status, past: sql<boolean>`${decisions.expiresAt} <= now()` })
-    .from(decisions)
-    .where(eq(decisions.id, id));
-  if (!current) throw orgErrors.notFound('decision');
-  const status = current.status === 'pending' && current.past ? 'expired' : current.status;
-  if (status === 'pending') throw orgErrors.invalidState(`the decision is not yet due to ${event}`, { status });
-  throw orgErrors.invalidState(`the decision is already ${status}, so it cannot be resolved again`, { status });
-}
+/**
+ * Applies `event` with one conditional UPDATE, or throws `invalid_state` naming the decision's status; a pending
+ * decision past its expiry is named expired.
+ */
+export const { move: moveDecision } = stateTable({
+  table: decisions,
+  transitions: DECISION_TRANSITIONS,
+  stamp: () => ({ resolvedAt: sql`now()` }),
+  guard: (event) => {
+    const transition: DecisionTransition = DECISION_TRANSITIONS[event];
+    return transition.when === 'before_expiry' ? sql`${decisions.expiresAt} > now()` : sql`${decisions.expiresAt} <= now()`;
+  },
+  explain: { past: sql<boolean>`${decisions.expiresAt} <= now()` },
+  refusal: (current, event) => {
+    const status = current.status === 'pending' && current.past ? 'expired' : current.status;
+    if (status === 'pending') return orgErrors.invalidState(`the decision is not yet due to ${event}`, { status });
+    return orgErrors.invalidState(`the decision is already ${status}, so it cannot be resolved again`, { status });
+  },
+  notFound: () => orgErrors.notFound('decision'),
+});
 
 /** Who resolves: a signed-in person in the inbox, or a person through an MCP client. */
 export interface Resolver {

@@ -4,8 +4,8 @@
  * (`whsec_…`, Standard Webhooks). A 2xx answer is the operation's result `{status, body}`.
  */
 import { Webhook } from 'standardwebhooks';
-import { failure, type RunnerOutcome } from '../operations/operations.js';
-import { describeRefusal, parseAnswer, postSigned } from '../delivery/outbound.js';
+import { failure, type RunnerOutcome } from '../../operations/operations.js';
+import { describeRefusal, parseAnswer, postSigned } from '../../delivery/outbound.js';
 import { CONNECTOR_RETRY_WINDOW_MS, CONNECTOR_TIMEOUT_MS, type ConnectorCall } from './index.js';
 
 export async function runWebhook(connector: { url: string; secret_env?: string }, call: ConnectorCall): Promise<RunnerOutcome> {

@@ -8,10 +8,10 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
-import { CONTENT_ACTIONS } from './connectors/content-actions.js';
-import { HOURS_PATTERN } from './gate/rules.js';
-import { INPUT_OPS } from './gate/types.js';
-import { inputSchemaProblem } from './input-schema.js';
+import { CONTENT_ACTIONS } from '../capabilities/connectors/content-actions.js';
+import { HOURS_PATTERN } from '../gate/rules.js';
+import { INPUT_OPS } from '../gate/types.js';
+import { inputSchemaProblem } from '../capabilities/input-schema.js';
 
 const key = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be lower-case letters, digits, "_" or "-" (at most 64)');
 const email = z.string().trim().toLowerCase().pipe(z.email());

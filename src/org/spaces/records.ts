@@ -1,9 +1,9 @@
 /** Spaces: where work is placed (DESIGN 4.1). A person can place work only in spaces they belong to. */
 import { and, asc, eq, notInArray, sql } from 'drizzle-orm';
-import type { Queryable } from '../platform/database.js';
-import { newId } from './ids.js';
-import type { UpsertOutcome } from '../platform/upsert.js';
-import { spaceMembers, spaces } from './schema.js';
+import type { Queryable } from '../../platform/database.js';
+import { newId } from '../ids.js';
+import type { UpsertOutcome } from '../../platform/upsert.js';
+import { spaceMembers, spaces } from '../schema.js';
 
 export interface Space {
   id: string;

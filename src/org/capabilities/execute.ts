@@ -12,21 +12,21 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { queryRows, type Queryable } from '../platform/database.js';
-import type { OrgContext } from './context.js';
+import { queryRows, type Queryable } from '../../platform/database.js';
+import type { OrgContext } from '../context.js';
 import { contentActionSchema } from './connectors/content-actions.js';
 import { connectorProblem, runConnector, type Connector } from './connectors/index.js';
-import { failure, startOperation, type RunnerOutcome } from './operations/operations.js';
-import type { OperationRow } from './operations/states.js';
-import { actionHash, findDecision, openDecision } from './decisions.js';
-import { orgErrors } from './errors.js';
-import { decide, recheckHardDenies, RISKS, VERDICTS, type GateInputs, type GateRule, type GateVerdict } from './gate/index.js';
-import { newId } from './ids.js';
-import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../platform/upsert.js';
-import { agentMonthlyUsage, agents, capabilities, gateVerdicts, operations } from './schema.js';
+import { failure, startOperation, type RunnerOutcome } from '../operations/operations.js';
+import type { OperationRow } from '../operations/states.js';
+import { actionHash, findDecision, openDecision } from '../decisions/resolve.js';
+import { orgErrors } from '../errors.js';
+import { decide, recheckHardDenies, RISKS, VERDICTS, type GateInputs, type GateRule, type GateVerdict } from '../gate/index.js';
+import { newId } from '../ids.js';
+import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../../platform/upsert.js';
+import { agentMonthlyUsage, agents, capabilities, gateVerdicts, operations } from '../schema.js';
 import { checkCapabilityInput } from './input-schema.js';
-import { gateRulesSql, toGateRules } from './rules.js';
-import { chargeAgentStatement, spentThisMonthSql, usageMonth } from './agent-usage.js';
+import { gateRulesSql, toGateRules } from '../rules/records.js';
+import { chargeAgentStatement, spentThisMonthSql, usageMonth } from '../agents/usage.js';
 
 export interface CapabilityInput {
   key: string;

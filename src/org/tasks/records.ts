@@ -24,18 +24,18 @@
  */
 import { and, asc, desc, eq, inArray, isNull, lt, notInArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Queryable } from '../platform/database.js';
-import { isAppError } from '../platform/errors.js';
-import { jobKind, periodicJob, type JobHandler } from '../platform/jobs.js';
-import { orderedNow, toIso } from '../platform/time.js';
-import type { OrgContext } from './context.js';
-import { orgErrors } from './errors.js';
-import { dateCursor, id as fieldId, text } from './fields.js';
-import { newId } from './ids.js';
-import { moveOperation, startOperation, type OperationError } from './operations/operations.js';
+import type { Queryable } from '../../platform/database.js';
+import { ignoreLostRace } from '../../platform/state-table.js';
+import { jobKind, periodicJob, type JobHandler } from '../../platform/jobs.js';
+import { orderedNow, toIso } from '../../platform/time.js';
+import type { OrgContext } from '../context.js';
+import { orgErrors } from '../errors.js';
+import { dateCursor, id as fieldId, text } from '../fields.js';
+import { newId } from '../ids.js';
+import { moveOperation, startOperation, type OperationError } from '../operations/operations.js';
 import { instantToLocal, nextRunAfter, scheduleInput, scheduleRecord, toSchedule, type Schedule } from './schedules.js';
-import { agents, operations, taskProgress, taskQuestions, tasks } from './schema.js';
-import { moveTask, TASK_STATUSES, type TaskEvent, type TaskRow } from './task-states.js';
+import { agents, operations, taskProgress, taskQuestions, tasks } from '../schema.js';
+import { moveTask, TASK_STATUSES, type TaskEvent, type TaskRow } from './states.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Records
@@ -238,7 +238,7 @@ export async function answerTask(ctx: OrgContext, db: Queryable, input: AnswerTa
       .from(taskQuestions)
       .where(and(eq(taskQuestions.taskId, input.task_id), isNull(taskQuestions.answer)))
       .limit(1);
-    if (!open) await moveTask(tx, input.task_id, 'resume').catch(unlessRefused);
+    if (!open) await moveTask(tx, input.task_id, 'resume').catch(ignoreLostRace);
     if (question.operationId) {
       await taskAnswerJob.enqueue(tx, { operation_id: question.operationId, task_id: input.task_id, question_id: question.id });
     }
@@ -260,7 +260,7 @@ export async function cancelTask(ctx: OrgContext, db: Queryable, input: CancelTa
       .from(taskProgress)
       .innerJoin(operations, eq(operations.id, taskProgress.operationId))
       .where(and(eq(taskProgress.taskId, input.task_id), inArray(operations.status, ['queued', 'running', 'paused'])));
-    for (const operation of live) await moveOperation(tx, operation.id, 'cancel').catch(unlessRefused);
+    for (const operation of live) await moveOperation(tx, operation.id, 'cancel').catch(ignoreLostRace);
     return getTaskRecord(tx, input.task_id);
   });
 }
@@ -525,7 +525,7 @@ async function fireTaskRun(ctx: OrgContext, taskId: string, dueAt: string, now: 
     if (claimed.length === 0) return false;
     const runAt = due.toISOString();
     const when = `Scheduled run at ${instantToLocal(due, schedule.timezone)} ${schedule.timezone}`;
-    const opened = await moveTask(tx, taskId, 'run').catch(unlessRefused);
+    const opened = await moveTask(tx, taskId, 'run').catch(ignoreLostRace);
     if (!opened) {
       await addEvent(tx, taskId, { message: `${when} skipped: the task is still ${task.status.replace('_', ' ')}` });
     } else if (opened.assigneeAgentId) {
@@ -676,10 +676,4 @@ function toQuestion(row: typeof taskQuestions.$inferSelect): TaskQuestion {
 
 function quote(text: string): string {
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
-}
-
-/** A status the table refuses here is fine (a resume of a task that was not waiting); anything else is not. */
-function unlessRefused(error: unknown): undefined {
-  if (isAppError(error) && error.code === 'invalid_state') return undefined;
-  throw error;
 }

@@ -5,13 +5,13 @@
  */
 import { and, asc, eq, ne, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { SecretResolver } from '../config.js';
-import type { Queryable } from '../platform/database.js';
-import { usageOfAgents, usageRecord } from './agent-usage.js';
-import { orgErrors } from './errors.js';
-import { newId } from './ids.js';
-import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../platform/upsert.js';
-import { agents, organization } from './schema.js';
+import type { SecretResolver } from '../../config.js';
+import type { Queryable } from '../../platform/database.js';
+import { usageOfAgents, usageRecord } from './usage.js';
+import { orgErrors } from '../errors.js';
+import { newId } from '../ids.js';
+import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../../platform/upsert.js';
+import { agents, organization } from '../schema.js';
 
 export const ASSISTANT_KEY = 'assistant';
 

@@ -13,13 +13,13 @@ import type { HttpServer } from '../../platform/http.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { id, jsonObject, jsonValue, text } from '../fields.js';
-import { MEMORY_KINDS, memoryItemRecord, memoryPage, recordMemory, recordMemoryInput, searchMemory } from '../memory.js';
-import { executeCapability } from '../capabilities.js';
+import { MEMORY_KINDS, memoryItemRecord, memoryPage, recordMemory, recordMemoryInput, searchMemory } from '../memory/search.js';
+import { executeCapability } from '../capabilities/execute.js';
 import { withIdempotencyKey } from '../operations/idempotency.js';
 import { awaitOperation, findOperation, operationRecord, runStartedHere, startingHere, toOperationRecord, type OperationRecord } from '../operations/operations.js';
 import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
-import { authenticateCallback } from './callback-tokens.js';
-import { askQuestion, finishWork, reportProgress } from './work.js';
+import { authenticateCallback } from '../delivery/callback-tokens.js';
+import { askQuestion, finishWork, reportProgress } from '../delivery/work.js';
 
 export const AGENT_API_PREFIX = '/agent-api/operations/:operation_id';
 /** How long a capability execution is waited for before its operation is returned as it stands (DESIGN 4.3's default). */

@@ -5,7 +5,7 @@
  * (content/contract.ts), the one content module the organization reads.
  */
 import { z } from 'zod';
-import { CONTENT_TOOL_INPUTS, CONTENT_WRITE_ACTIONS, type ContentToolName } from '../../content/contract.js';
+import { CONTENT_TOOL_INPUTS, CONTENT_WRITE_ACTIONS, type ContentToolName } from '../../../content/contract.js';
 
 /** Only the writes a capability makes sense for are offered; reads need no gate. */
 export const CONTENT_ACTIONS: string[] = CONTENT_WRITE_ACTIONS;

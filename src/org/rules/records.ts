@@ -13,12 +13,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { queryRows, type Queryable } from '../platform/database.js';
-import { toIso } from '../platform/time.js';
-import { orgErrors } from './errors.js';
-import type { GateRule, InputCondition, RuleConditions } from './gate/index.js';
-import { newId } from './ids.js';
-import { agents, capabilities, learnedRules, people, standingRules } from './schema.js';
+import { queryRows, type Queryable } from '../../platform/database.js';
+import { toIso } from '../../platform/time.js';
+import { orgErrors } from '../errors.js';
+import type { GateRule, InputCondition, RuleConditions } from '../gate/index.js';
+import { newId } from '../ids.js';
+import { agents, capabilities, learnedRules, people, standingRules } from '../schema.js';
 
 export interface RuleInput {
   name: string;

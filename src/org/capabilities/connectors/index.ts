@@ -5,8 +5,8 @@
  * receiver said; the action is sent once (its webhook-id is the operation id, so a receiver can drop the repeat
  * that only a process dying mid-run causes). Both go through the outbound poster (delivery/outbound.ts).
  */
-import type { OrgContext } from '../context.js';
-import type { RunnerOutcome } from '../operations/operations.js';
+import type { OrgContext } from '../../context.js';
+import type { RunnerOutcome } from '../../operations/operations.js';
 import { contentTarget, runContentAction } from './content.js';
 import { runWebhook, webhookProblem } from './webhook.js';
 

@@ -15,7 +15,7 @@
  */
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { text } from './fields.js';
+import { text } from '../fields.js';
 
 /** An IANA zone name as the time zone database spells it (no offsets such as `+01:00`, no abbreviations). */
 const IANA_NAME = /^(?:[A-Za-z][A-Za-z0-9_+-]*)(?:\/[A-Za-z0-9_+-]+)*$/;

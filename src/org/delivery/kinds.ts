@@ -7,7 +7,7 @@
 import type { OrgContext } from '../context.js';
 import type { RunnerOutcome } from '../operations/operations.js';
 import type { OperationRow } from '../operations/states.js';
-import { getTaskForAgent, type TaskOperationInput } from '../tasks.js';
+import { getTaskForAgent, type TaskOperationInput } from '../tasks/records.js';
 import { deliverOperation } from './deliveries.js';
 
 export async function runMessage(ctx: OrgContext, operation: OperationRow): Promise<RunnerOutcome> {

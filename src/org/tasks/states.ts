@@ -8,10 +8,10 @@
  * names the status the task is really in. Events whose `to` is null change no status but are refused in the
  * same way where the table does not list the current one (no answers or progress on a finished task).
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Queryable } from '../platform/database.js';
-import { orgErrors } from './errors.js';
-import { tasks } from './schema.js';
+import { sql } from 'drizzle-orm';
+import { stateTable, type Transition } from '../../platform/state-table.js';
+import { orgErrors } from '../errors.js';
+import { tasks } from '../schema.js';
 
 export const TASK_STATUSES = ['open', 'in_progress', 'waiting', 'done', 'cancelled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -19,10 +19,7 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 /** Statuses in which the task still has work to do. */
 const UNFINISHED = ['open', 'in_progress', 'waiting'] as const satisfies readonly TaskStatus[];
 
-interface TaskTransition {
-  readonly from: readonly TaskStatus[];
-  /** The new status; null when the event leaves it as it is. */
-  readonly to: TaskStatus | null;
+interface TaskTransition extends Transition<TaskStatus> {
   /** How a refusal says what could not happen: "the task is done, so it cannot …". */
   readonly refused: string;
 }
@@ -51,37 +48,16 @@ export const TASK_TRANSITIONS = {
 
 export type TaskEvent = keyof typeof TASK_TRANSITIONS;
 
-/** The status after `event` (unchanged for events without a `to`), or the `invalid_state` refusal. Pure. */
-export function nextTaskStatus(current: TaskStatus, event: TaskEvent): TaskStatus {
-  const transition: TaskTransition = TASK_TRANSITIONS[event];
-  if (!transition.from.includes(current)) throw taskRefusal(current, event);
-  return transition.to ?? current;
-}
-
 export type TaskRow = typeof tasks.$inferSelect;
 
-/** Columns an event may set beside the status. */
-export type TaskChanges = Partial<Pick<TaskRow, 'result' | 'nextRunAt'>>;
-
 /** Applies `event` to the stored task, or throws `invalid_state` (or `not_found`) and changes nothing. */
-export async function moveTask(db: Queryable, id: string, event: TaskEvent, changes: TaskChanges = {}): Promise<TaskRow> {
-  const transition: TaskTransition = TASK_TRANSITIONS[event];
-  const [row] = await db
-    .update(tasks)
-    .set({
-      ...changes,
-      ...(transition.to ? { status: transition.to } : {}),
-      updatedAt: sql`greatest(now(), ${tasks.createdAt})`,
-    })
-    .where(and(eq(tasks.id, id), inArray(tasks.status, [...transition.from])))
-    .returning();
-  if (row) return row;
-  const [current] = await db.select({ status: tasks.status }).from(tasks).where(eq(tasks.id, id));
-  if (!current) throw orgErrors.notFound('task');
-  throw taskRefusal(current.status, event);
-}
-
-function taskRefusal(current: TaskStatus, event: TaskEvent) {
-  const transition: TaskTransition = TASK_TRANSITIONS[event];
-  return orgErrors.invalidState(`the task is ${current}, so it cannot ${transition.refused}`, { status: current, event });
-}
+export const { move: moveTask } = stateTable({
+  table: tasks,
+  transitions: TASK_TRANSITIONS,
+  stamp: () => ({ updatedAt: sql`greatest(now(), ${tasks.createdAt})` }),
+  refusal: ({ status }, event) => {
+    const transition: TaskTransition = TASK_TRANSITIONS[event];
+    return orgErrors.invalidState(`the task is ${status}, so it cannot ${transition.refused}`, { status, event });
+  },
+  notFound: () => orgErrors.notFound('task'),
+});

@@ -24,14 +24,14 @@
 import { createHash } from 'node:crypto';
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { canonicalJson } from '../platform/canonical-json.js';
-import type { Queryable } from '../platform/database.js';
-import { cursorParts, decodeOpaqueCursor, encodeOpaqueCursor } from '../platform/paging.js';
-import { orderedNow, toIso } from '../platform/time.js';
-import { orgErrors } from './errors.js';
-import { id as fieldId, instant as fieldInstant, text } from './fields.js';
-import { newId } from './ids.js';
-import { agents, memoryItems, people } from './schema.js';
+import { canonicalJson } from '../../platform/canonical-json.js';
+import type { Queryable } from '../../platform/database.js';
+import { cursorParts, decodeOpaqueCursor, encodeOpaqueCursor } from '../../platform/paging.js';
+import { orderedNow, toIso } from '../../platform/time.js';
+import { orgErrors } from '../errors.js';
+import { id as fieldId, instant as fieldInstant, text } from '../fields.js';
+import { newId } from '../ids.js';
+import { agents, memoryItems, people } from '../schema.js';
 
 export const MEMORY_KINDS = ['fact', 'decision', 'instruction'] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];

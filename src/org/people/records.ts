@@ -1,10 +1,10 @@
 /** People of the organization (DESIGN 4.1): who signs in, consents, and is responsible for agents. */
 import { and, eq, ne, sql } from 'drizzle-orm';
-import type { Queryable } from '../platform/database.js';
-import { newId } from './ids.js';
-import type { UpsertOutcome } from '../platform/upsert.js';
+import type { Queryable } from '../../platform/database.js';
+import { newId } from '../ids.js';
+import type { UpsertOutcome } from '../../platform/upsert.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import { people, webSessions } from './schema.js';
+import { people, webSessions } from '../schema.js';
 
 export type Role = 'owner' | 'admin' | 'member';
 

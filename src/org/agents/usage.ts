@@ -5,8 +5,8 @@
  */
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { queryRows, type Queryable } from '../platform/database.js';
-import { agents, agentMonthlyUsage } from './schema.js';
+import { queryRows, type Queryable } from '../../platform/database.js';
+import { agents, agentMonthlyUsage } from '../schema.js';
 
 /** An agent's month as list_agents shows it; `budget` and `remaining` are null for an agent without a budget. */
 export const usageRecord = z.object({

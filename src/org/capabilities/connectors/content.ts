@@ -4,11 +4,11 @@
  * generated in the shared data dir on its first start. The write is recorded as the acting agent
  * (`actor_type: agent`). The content's answer is the operation's result.
  */
-import { CONTENT_SECRET_NAME, readStoredSecret } from '../../platform/secrets.js';
-import type { OrgContext } from '../context.js';
-import { failure, type RunnerOutcome } from '../operations/operations.js';
-import { contentRequest } from '../../content/contract.js';
-import { describeRefusal, parseAnswer, sendOutbound } from '../delivery/outbound.js';
+import { CONTENT_SECRET_NAME, readStoredSecret } from '../../../platform/secrets.js';
+import type { OrgContext } from '../../context.js';
+import { failure, type RunnerOutcome } from '../../operations/operations.js';
+import { contentRequest } from '../../../content/contract.js';
+import { describeRefusal, parseAnswer, sendOutbound } from '../../delivery/outbound.js';
 import { CONNECTOR_TIMEOUT_MS, type ConnectorCall } from './index.js';
 
 export async function runContentAction(ctx: OrgContext, connector: { action: string }, call: ConnectorCall): Promise<RunnerOutcome> {

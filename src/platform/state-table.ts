@@ -1,0 +1,85 @@
+/**
+ * A state machine as data (STYLE: "a state machine is a table and one function that applies it").
+ *
+ * `stateTable()` takes the table of events — the statuses each one leaves and the one it enters — and builds
+ * `move()`, which applies an event to a stored row with one conditional UPDATE whose `WHERE status IN (…)` comes
+ * from the table, so two writers racing on one row cannot both win. When nothing moved, it reads the row and
+ * throws the refusal naming the status the row is really in, or the row's `not_found`. Operations, tasks,
+ * decisions and the content workflows each declare their table; the rule of applying one is written here once.
+ */
+import { and, eq, inArray, type SQL, type WithSubquery } from 'drizzle-orm';
+import type { PgColumn, PgTable, PgUpdateSetSource, SelectedFields } from 'drizzle-orm/pg-core';
+import type { Queryable } from './database.js';
+import { isAppError } from './errors.js';
+
+export interface Transition<Status extends string> {
+  readonly from: readonly Status[];
+  /** The status entered; null for an event that keeps the status but is refused where `from` does not list it. */
+  readonly to: Status | null;
+}
+
+/** A table whose rows a state table moves: an `id` key and a `status`. */
+type MovableTable = PgTable & { id: PgColumn; status: PgColumn };
+
+/** What `move()` reads of a row it could not move: its status, and whatever the refusal needs besides. */
+export type Current<Status extends string, Explain extends Record<string, unknown>> = { status: Status } & Explain;
+
+export interface StateTableSpec<T extends MovableTable, Status extends string, Event extends string, Explain extends Record<string, unknown>> {
+  table: T;
+  transitions: { readonly [E in Event]: Transition<Status> };
+  /** Columns every move writes beside the status (its `updated_at`, a `finished_at` on settling). */
+  stamp?: (transition: Transition<Status>) => PgUpdateSetSource<T>;
+  /** A condition beyond the status that an event needs (a decision is approved only before it expires). */
+  guard?: (event: Event) => SQL | undefined;
+  /** Read beside the status when nothing moved, for the refusal (whether a decision is past its expiry). */
+  explain?: { [K in keyof Explain]: SQL.Aliased<Explain[K]> | SQL<Explain[K]> };
+  /** The refusal of `event` from the row as it stands. */
+  refusal: (current: Current<Status, Explain>, event: Event) => Error;
+  notFound: () => Error;
+}
+
+export interface StateTable<T extends MovableTable, Status extends string, Event extends string> {
+  readonly transitions: { readonly [E in Event]: Transition<Status> };
+  /**
+   * Applies `event` to the row `id`, setting `changes` beside the status, or throws the refusal (or not_found) and
+   * changes nothing of the row. `alongside`: writes that go with the move in the same statement (they run whether
+   * it moves or not).
+   */
+  move(db: Queryable, id: string | number, event: Event, changes?: PgUpdateSetSource<T>, alongside?: WithSubquery[]): Promise<T['$inferSelect']>;
+}
+
+export function stateTable<T extends MovableTable, Status extends string, Event extends string, Explain extends Record<string, unknown> = Record<never, never>>(
+  spec: StateTableSpec<T, Status, Event, Explain>,
+): StateTable<T, Status, Event> {
+  const { table, transitions } = spec;
+  return {
+    transitions,
+    async move(db, id, event, changes = {}, alongside = []) {
+      const transition: Transition<Status> = transitions[event];
+      const set = {
+        ...changes,
+        ...spec.stamp?.(transition),
+        ...(transition.to === null ? {} : { status: transition.to }),
+      } as PgUpdateSetSource<T>;
+      const [row] = (await (alongside.length ? db.with(...alongside) : db)
+        .update(table)
+        .set(set)
+        .where(and(eq(table.id, id), inArray(table.status, [...transition.from]), spec.guard?.(event)))
+        .returning()) as T['$inferSelect'][];
+      if (row) return row;
+      const fields = { status: table.status, ...spec.explain } as SelectedFields;
+      const [current] = (await db.select(fields).from(table as PgTable).where(eq(table.id, id))) as Current<Status, Explain>[];
+      if (!current) throw spec.notFound();
+      throw spec.refusal(current, event);
+    },
+  };
+}
+
+/**
+ * For a move that may lose a race it does not mind losing (another process, or a person, moved the row first):
+ * the other move stands and this refusal is dropped. Anything else is thrown on.
+ */
+export function ignoreLostRace(error: unknown): undefined {
+  if (isAppError(error) && error.code === 'invalid_state') return undefined;
+  throw error;
+}
