@@ -12,7 +12,7 @@
  * - Scheduling (DESIGN 3) moves draft or review to `scheduled`, like a deferred publish, without submit
  *   validation. A scheduled post leaves that state only by publishing (now, or by its job at `publish_at`).
  */
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable, Tx } from '../../platform/database.js';
 import { cancelJob } from '../../platform/jobs.js';
@@ -26,7 +26,7 @@ import { isoDate } from '../fields.js';
 import { requestRevalidation } from '../revalidation.js';
 import { blogPosts } from '../schema.js';
 import { insertUnderSlug } from '../slugs.js';
-import { allowMove, editFields, runMove, type FieldEdit, type FieldProblem, type Workflow } from '../workflow.js';
+import { allowMove, defineWorkflow, editFields, runMove, type FieldEdit, type FieldProblem, type Workflow } from '../workflow.js';
 import { writeContent } from '../write.js';
 import { publishJobKey, publishPostJobKind } from './publish-job.js';
 import { toPost, type BlogPost, type BlogStatus, type PostRow } from './records.js';
@@ -122,7 +122,7 @@ export function submitProblems(post: Pick<BlogPost, 'title' | 'description' | 'c
  * The post workflow of spec 3.1 and DESIGN 3: draft → review → published → archived, publishing from any
  * state, scheduling of drafts and posts in review, deleting drafts only.
  */
-const postWorkflow: Workflow<BlogStatus, PostRow, 'submit' | 'approve' | 'publish' | 'archive' | 'schedule' | 'delete'> = {
+const postWorkflow: Workflow<BlogStatus, PostRow, 'submit' | 'approve' | 'publish' | 'archive' | 'schedule' | 'delete', typeof blogPosts> = defineWorkflow({
   kind: 'blog',
   table: blogPosts,
   noun: 'post',
@@ -165,10 +165,10 @@ const postWorkflow: Workflow<BlogStatus, PostRow, 'submit' | 'approve' | 'publis
       // The site drops the page.
       revalidates: true,
     },
-    schedule: { from: ['draft', 'review'], refusal: 'only a draft or a post in review can be scheduled' },
+    schedule: { from: ['draft', 'review'], to: 'scheduled', refusal: 'only a draft or a post in review can be scheduled' },
     delete: { from: ['draft'], refusal: 'only a draft can be deleted' },
   },
-};
+});
 
 /** Spec 3.1: draft → review, only when the post passes submit validation (422 listing every failure). */
 export async function submitPost(ctx: ContentContext, slug: string, actor: Actor): Promise<BlogPost> {
@@ -213,13 +213,8 @@ export async function schedulePost(ctx: ContentContext, slug: string, { publish_
   }
   return writeContent(ctx, 'blog', async (tx, changed) => {
     const row = await lockPost(tx, slug);
-    allowMove(postWorkflow.noun, postWorkflow.moves.schedule, row);
+    const scheduled = await postWorkflow.states.move(tx, row.id, 'schedule', { publishAt: publishAt.toISOString() });
     changed(slug);
-    const [scheduled] = await tx
-      .update(blogPosts)
-      .set({ status: 'scheduled', publishAt: publishAt.toISOString(), updatedAt: sql`now()` })
-      .where(eq(blogPosts.id, row.id))
-      .returning();
     await publishPostJobKind.enqueue(tx, { post_id: row.id }, { key: publishJobKey(row.id), runAt: publishAt, maxAttempts: 10 });
     await recordActivity(tx, actor, {
       resource: 'blog',

@@ -23,7 +23,7 @@ import { VERSION_PATTERN } from '../fields.js';
 import { requestRevalidation } from '../revalidation.js';
 import { changelogEntries } from '../schema.js';
 import { uniqueSlug } from '../slugs.js';
-import { allowMove, editFields, runMove, type FieldEdit, type FieldProblem, type Workflow } from '../workflow.js';
+import { allowMove, defineWorkflow, editFields, runMove, type FieldEdit, type FieldProblem, type Workflow } from '../workflow.js';
 import { writeContent } from '../write.js';
 import { byIdentifier, toEntry, type ChangelogEntry, type ChangelogStatus, type EntryRow } from './records.js';
 
@@ -110,7 +110,7 @@ export function submitProblems(entry: Pick<ChangelogEntry, 'title' | 'content' |
  * The entry workflow of spec 3.2: draft → review → published, publishing from any state, deleting drafts
  * only. Nothing moves back to draft.
  */
-const entryWorkflow: Workflow<ChangelogStatus, EntryRow, 'submit' | 'approve' | 'publish' | 'reopen' | 'delete'> = {
+const entryWorkflow: Workflow<ChangelogStatus, EntryRow, 'submit' | 'approve' | 'publish' | 'reopen' | 'delete'> = defineWorkflow({
   kind: 'changelog',
   table: changelogEntries,
   noun: 'entry',
@@ -149,7 +149,7 @@ const entryWorkflow: Workflow<ChangelogStatus, EntryRow, 'submit' | 'approve' | 
     },
     delete: { from: ['draft'], refusal: 'only a draft can be deleted' },
   },
-};
+});
 
 /** Spec 3.2: draft → review, when the entry passes submit validation (422 listing every failure). */
 export async function submitEntry(ctx: ContentContext, identifier: string, actor: Actor): Promise<ChangelogEntry> {
