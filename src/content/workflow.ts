@@ -107,7 +107,7 @@ export function defineWorkflow<Status extends string, Row extends WorkflowRow, N
       ...(transition.to === 'published' ? { publishedAt: sql`coalesce(${table.publishedAt}, ${orderedNow()})` } : {}),
     }),
     refusal: (current, event: Name) => refusal(spec.noun, moves[event], current.status),
-    // runMove locks the row before it moves it, so the row cannot vanish in between.
+    // Every caller locks the row before it moves it (runMove, schedulePost), so the row cannot vanish in between.
     notFound: () => new Error(`a locked ${spec.noun} vanished`),
   });
   return { ...spec, states };
