@@ -10,7 +10,8 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../src/platform/database.js';
-import { blogPosts, roadmapItems, roadmapVotes, ROADMAP_CATEGORIES, ROADMAP_PRIORITIES } from '../../src/content/schema.js';
+import { blogPosts, roadmapItems, roadmapVotes } from '../../src/content/schema.js';
+import { ROADMAP_CATEGORIES, ROADMAP_PRIORITIES } from '../../src/content/contract.js';
 import { slugify } from '../../src/content/slugs.js';
 
 export interface SeedOptions {

@@ -9,12 +9,11 @@ import type { Db, Queryable } from '../platform/database.js';
 import { keysetPage } from '../platform/paging.js';
 import { orderedNow, toIso } from '../platform/time.js';
 import type { Actor } from './actor.js';
-import { isoDate, limitField } from './fields.js';
-import { ACTIVITY_ACTIONS, ACTIVITY_RESOURCES, ACTOR_TYPES, activity } from './schema.js';
+import { ACTIVITY_ACTIONS, ACTIVITY_RESOURCES, type ActivityQuery } from './contract.js';
+import { activity, type Changes } from './schema.js';
 
 export type ActivityResource = (typeof ACTIVITY_RESOURCES)[number];
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
-export type Changes = Record<string, [unknown, unknown]>;
 
 export interface ActivityInput {
   resource: ActivityResource;
@@ -63,17 +62,6 @@ export type ActivityEntry = z.infer<typeof activityEntry>;
 export const activityPage = z.object({ entries: z.array(activityEntry), next_cursor: z.string().nullable() });
 export type ActivityPage = z.infer<typeof activityPage>;
 
-export const activityQuery = z.strictObject({
-  resource: z.enum(ACTIVITY_RESOURCES).optional(),
-  resource_id: z.string().min(1).max(200).optional().describe('the slug (or asset key) of one resource'),
-  actor_type: z.enum(ACTOR_TYPES).optional(),
-  action: z.enum(ACTIVITY_ACTIONS).optional(),
-  after: isoDate.optional().describe('only entries strictly after this time'),
-  before: isoDate.optional().describe('only entries strictly before this time'),
-  limit: limitField(50, 200),
-  cursor: isoDate.optional().describe('next_cursor of the previous page'),
-});
-export type ActivityQuery = z.infer<typeof activityQuery>;
 
 /** REST reads the log oldest first; the MCP tool shows the newest first (DESIGN section 3). */
 export type ActivityOrder = 'oldest_first' | 'newest_first';
@@ -108,7 +96,7 @@ function toEntry(row: typeof activity.$inferSelect): ActivityEntry {
     actor_id: row.actorId,
     actor_type: row.actorType,
     summary: row.summary,
-    changes: row.changes as Changes,
+    changes: row.changes,
     created_at: toIso(row.createdAt),
   };
 }

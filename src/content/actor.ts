@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACTOR_TYPES } from './schema.js';
+import { ACTOR_TYPES } from './contract.js';
 
 /** Who made a write (spec 2.9, DESIGN 3): every REST write body carries it; MCP supplies it from the session. */
 export const actorFields = {

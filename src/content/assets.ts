@@ -20,7 +20,8 @@ import { recordActivity } from './activity.js';
 import { readImageHeader } from './image-header.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
-import { slugify, slugSchema } from './slugs.js';
+import { slugify } from './slugs.js';
+import { slugSchema } from './fields.js';
 import { writeContent } from './write.js';
 
 export const ASSET_TYPES = ['inline', 'og'] as const;

@@ -3,11 +3,7 @@ import type { ContentConfig } from '../config.js';
 import type { Change, ChangeFeed } from '../platform/changes.js';
 import type { Database, Db } from '../platform/database.js';
 import type { JobHandler, JobWorker } from '../platform/jobs.js';
-import type { ReadCache } from '../platform/read-cache.js';
-
-/** The read caches, one per source (read-cache.ts says which kinds of content each follows). */
-export type ReadSource = 'blog' | 'changelog' | 'roadmap' | 'search';
-export type ContentReads = Record<ReadSource, ReadCache<unknown>>;
+import type { ContentReads } from './kinds.js';
 
 /** Everything a content domain function, REST route or MCP tool may need, built once per service. */
 export interface ContentContext {

@@ -25,3 +25,20 @@ export const isoDate = z
 export const queryBoolean = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
+
+/**
+ * Spec 2.7: a changelog version has the form `v<major>.<minor>.<patch>`. Read as semantic versioning reads
+ * it: no leading zeros (`v01.2.3` would be a second spelling of `v1.2.3`, and versions are unique), and at
+ * most nine digits a part. The changelog's entries and the roadmap's `changelog_version` both use this rule.
+ */
+export const VERSION_PATTERN = /^v(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})$/;
+export const versionSchema = z.string().regex(VERSION_PATTERN, 'v<major>.<minor>.<patch>, e.g. v1.4.0');
+
+/** DESIGN 3: a slug the client gives must already be in the form derived slugs have (slugs.ts). */
+export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+export const MAX_SLUG_LENGTH = 80;
+
+export const slugSchema = z
+  .string()
+  .max(MAX_SLUG_LENGTH)
+  .regex(SLUG_PATTERN, 'lower-case letters, digits and single dashes, e.g. my-first-post');

@@ -1,4 +1,4 @@
-import { PUBLISH_POST_JOB, publishPostJob } from './blog.js';
+import { PUBLISH_POST_JOB, publishPostJob } from './blog/publish-job.js';
 import type { ContentJobHandlers } from './context.js';
 import { CONTENT_HOUSEKEEPING_JOB, contentHousekeepingJob } from './housekeeping.js';
 import { revalidateJob } from './revalidation.js';

@@ -10,16 +10,8 @@
  */
 import type { ChangeFeed } from '../platform/changes.js';
 import { ReadCache } from '../platform/read-cache.js';
-import type { ContentContext, ContentReads, ReadSource } from './context.js';
-import type { ContentKind } from './write.js';
-
-/** Search reads every kind of content; the others one kind each. */
-const SOURCES = {
-  blog: ['blog'],
-  changelog: ['changelog'],
-  roadmap: ['roadmap'],
-  search: ['blog', 'changelog', 'roadmap'],
-} as const satisfies Record<ReadSource, readonly ContentKind[]>;
+import type { ContentContext } from './context.js';
+import { READ_SOURCES, type ContentKind, type ContentReads, type ReadSource } from './kinds.js';
 
 export interface ContentReadsOptions {
   /** Safety net for writes that bypass the domain layer; default 60 s. */
@@ -37,7 +29,7 @@ export function createContentReads(feed: ChangeFeed, options: ContentReadsOption
       maxBytes: options.maxBytes ?? 16 * 1024 * 1024,
       sizeOf: (value) => JSON.stringify(value).length,
     }).follow(feed, { kinds });
-  return { blog: make(SOURCES.blog), changelog: make(SOURCES.changelog), roadmap: make(SOURCES.roadmap), search: make(SOURCES.search) };
+  return { blog: make(READ_SOURCES.blog), changelog: make(READ_SOURCES.changelog), roadmap: make(READ_SOURCES.roadmap), search: make(READ_SOURCES.search) };
 }
 
 /**

@@ -17,6 +17,17 @@ import {
   timestamp,
   type AnyPgColumn,
 } from 'drizzle-orm/pg-core';
+import {
+  ACTIVITY_ACTIONS,
+  ACTIVITY_RESOURCES,
+  ACTOR_TYPES,
+  BLOG_STATUSES,
+  CHANGELOG_STATUSES,
+  CHANGELOG_TYPES,
+  ROADMAP_CATEGORIES,
+  ROADMAP_PRIORITIES,
+  ROADMAP_STATUSES,
+} from './contract.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'string' });
 const created = () => ts('created_at').notNull().defaultNow();
@@ -26,15 +37,8 @@ function oneOf(column: AnyPgColumn, values: readonly string[]): SQL {
   return sql`${column} IN (${sql.raw(values.map((value) => `'${value}'`).join(', '))})`;
 }
 
-export const BLOG_STATUSES = ['draft', 'review', 'scheduled', 'published', 'archived'] as const;
-export const CHANGELOG_STATUSES = ['draft', 'review', 'published'] as const;
-export const CHANGELOG_TYPES = ['release', 'hotfix', 'beta', 'alpha'] as const;
-export const ROADMAP_STATUSES = ['planned', 'in_progress', 'shipped', 'cancelled', 'considering'] as const;
-export const ROADMAP_CATEGORIES = ['product', 'platform', 'integrations', 'api', 'dx'] as const;
-export const ROADMAP_PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
-export const ACTOR_TYPES = ['human', 'agent', 'system'] as const;
-export const ACTIVITY_RESOURCES = ['blog', 'changelog', 'roadmap', 'asset'] as const;
-export const ACTIVITY_ACTIONS = ['created', 'updated', 'published', 'status_changed', 'archived', 'bulk_updated', 'deleted'] as const;
+/** An activity entry's changed fields: `{ field: [before, after] }`. */
+export type Changes = Record<string, [unknown, unknown]>;
 
 /**
  * GIN's fast-update pending list is merged only by (auto)vacuum, which the embedded database never runs;
@@ -165,8 +169,7 @@ export const activity = pgTable(
     actorId: text('actor_id').notNull(),
     actorType: text('actor_type').notNull(),
     summary: text('summary').notNull(),
-    /** `{ field: [before, after] }` */
-    changes: jsonb('changes').notNull().default(sql`'{}'::jsonb`),
+    changes: jsonb('changes').$type<Changes>().notNull().default(sql`'{}'::jsonb`),
     /** Unique (see platform/time.ts): the sort key and cursor of the activity log. */
     createdAt: ts('created_at').notNull(),
   },

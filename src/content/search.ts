@@ -12,22 +12,13 @@
  * whose callers manage the content); each result then also carries its `status`, since drafts are mixed in.
  */
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Queryable } from '../platform/database.js';
 import type { ContentContext } from './context.js';
-import { limitField } from './fields.js';
+import { SEARCH_TYPES, type SearchInput } from './contract.js';
 import { cachedRead } from './read-cache.js';
 import { blogPosts, changelogEntries, roadmapItems } from './schema.js';
 
-export const SEARCH_TYPES = ['blog', 'changelog', 'roadmap'] as const;
 export type SearchType = (typeof SEARCH_TYPES)[number];
-
-export const searchInput = z.strictObject({
-  query: z.string().trim().min(1).max(200).describe('text to find, matched literally and case-insensitively'),
-  type: z.enum(['all', ...SEARCH_TYPES]).default('all'),
-  limit: limitField(10, 50).describe('results per type'),
-});
-export type SearchInput = z.infer<typeof searchInput>;
 
 export interface SearchResult {
   slug: string;

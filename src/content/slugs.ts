@@ -3,16 +3,8 @@
  * runs of other characters as one `-`, trimmed, at most 80 characters — and made unique with `-2`, `-3`, ….
  * A slug the client gives must already be in that form; if it is taken the write is refused (409).
  */
-import { z } from 'zod';
 import { contentErrors } from './errors.js';
-
-export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-export const MAX_SLUG_LENGTH = 80;
-
-export const slugSchema = z
-  .string()
-  .max(MAX_SLUG_LENGTH)
-  .regex(SLUG_PATTERN, 'lower-case letters, digits and single dashes, e.g. my-first-post');
+import { MAX_SLUG_LENGTH } from './fields.js';
 
 export function slugify(text: string): string {
   const slug = text

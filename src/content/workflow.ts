@@ -1,22 +1,25 @@
 /**
  * The editorial workflows (spec 3.1 and 3.2, DESIGN section 3) as data. A workflow is a table of moves:
  * the statuses a move leaves, the one it enters, the check a record must pass, what the activity log says.
- * `allowMove` refuses whatever the table does not list, with a message that names the record's current
- * status; `runMove` applies a move to a stored record. Blog posts and changelog entries each declare their
- * table (blog.ts, changelog.ts); the rules of applying one are written here, once.
+ * `defineWorkflow` turns the moves into a platform state table (platform/state-table.ts), whose conditional
+ * UPDATE applies a move and whose refusal names the record's current status; `runMove` applies a move to a
+ * stored record, and `allowMove` refuses a delete the table does not allow. Blog posts and changelog entries
+ * each declare their table (blog/workflow.ts, changelog/workflow.ts); the rules of applying one are written
+ * here, once.
  */
 import { eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { PgSelect } from 'drizzle-orm/pg-core';
 import type { Queryable, Tx } from '../platform/database.js';
 import { keysetPage, type PageRequest } from '../platform/paging.js';
+import { stateTable, type StateTable } from '../platform/state-table.js';
 import { orderedNow, toIso } from '../platform/time.js';
-import { diffChanges, recordActivity, type Changes } from './activity.js';
+import { diffChanges, recordActivity } from './activity.js';
 import type { Actor } from './actor.js';
 import type { ContentContext } from './context.js';
 import { contentErrors } from './errors.js';
 import { requestRevalidation } from './revalidation.js';
-import { blogPosts, changelogEntries } from './schema.js';
+import { blogPosts, changelogEntries, type Changes } from './schema.js';
 import { writeContent } from './write.js';
 
 /** The dates every post and entry carries (ISO 8601). */
@@ -40,6 +43,8 @@ export interface FieldProblem {
 /** Which statuses a move (or a delete) starts from; anything else is refused with `refusal`. */
 export interface Rule<Status extends string, Row> {
   from: readonly Status[];
+  /** The status entered; none for a rule that changes no status (a delete). */
+  to?: Status;
   /** Who may take the move, as the refusal says it: "only a draft can be submitted". */
   refusal: string;
   /** Problems that stop the move even from an allowed status (submit validation, 422). */
@@ -65,9 +70,11 @@ export interface WorkflowRow {
   publishedAt: string | null;
 }
 
-export interface Workflow<Status extends string, Row extends WorkflowRow, Name extends string> {
+type WorkflowTable = typeof blogPosts | typeof changelogEntries;
+
+export interface WorkflowSpec<Status extends string, Row extends WorkflowRow, Name extends string, T extends WorkflowTable = WorkflowTable> {
   kind: 'blog' | 'changelog';
-  table: typeof blogPosts | typeof changelogEntries;
+  table: T;
   /** How a refusal names the record: "this post is published". */
   noun: string;
   /** Reads a record by the key clients use and locks it until the transaction ends. */
@@ -75,7 +82,43 @@ export interface Workflow<Status extends string, Row extends WorkflowRow, Name e
   moves: Record<Name, Rule<Status, Row> | Move<Status, Row>>;
 }
 
-/** How a record's editable fields are edited (blog.ts, changelog.ts). */
+export interface Workflow<Status extends string, Row extends WorkflowRow, Name extends string, T extends WorkflowTable = WorkflowTable>
+  extends WorkflowSpec<Status, Row, Name, T> {
+  /** The moves as a state table: a move is one conditional UPDATE, refused where the table does not allow it. */
+  states: StateTable<T, Status, Name>;
+}
+
+/**
+ * A workflow with its state table. Every move stamps `updated_at`; entering `published` fixes `published_at`
+ * the first time only (a record's place in the list). A refusal is `invalid_state` naming the current status.
+ */
+export function defineWorkflow<Status extends string, Row extends WorkflowRow, Name extends string, T extends WorkflowTable>(
+  spec: WorkflowSpec<Status, Row, Name, T>,
+): Workflow<Status, Row, Name, T> {
+  const { table, moves } = spec;
+  const transitions = Object.fromEntries(
+    Object.entries<Rule<Status, Row>>(moves).map(([name, rule]) => [name, { from: rule.from, to: rule.to ?? null }]),
+  ) as Record<Name, { from: readonly Status[]; to: Status | null }>;
+  const states = stateTable({
+    table,
+    transitions,
+    stamp: (transition) => ({
+      updatedAt: sql`now()`,
+      ...(transition.to === 'published' ? { publishedAt: sql`coalesce(${table.publishedAt}, ${orderedNow()})` } : {}),
+    }),
+    refusal: (current, event: Name) => refusal(spec.noun, moves[event], current.status),
+    // Every caller locks the row before it moves it (runMove, schedulePost), so the row cannot vanish in between.
+    notFound: () => new Error(`a locked ${spec.noun} vanished`),
+  });
+  return { ...spec, states };
+}
+
+/** The refusal of a rule for a record in `status`: "only a draft can be submitted; this post is published". */
+function refusal(noun: string, rule: { refusal: string }, status: string) {
+  return contentErrors.invalidState(`${rule.refusal}; this ${noun} is ${status}`, status);
+}
+
+/** How a record's editable fields are edited (blog/workflow.ts, changelog/workflow.ts). */
 export interface FieldEdit<Row, R, Field extends keyof R & string> {
   fields: readonly Field[];
   toRecord(row: Row): R;
@@ -145,11 +188,9 @@ export function workflowListPage<Query extends PgSelect>(
   return keysetPage(db, { select, from: table, where, order, total: 'counted' }, page);
 }
 
-/** Refuses the move unless the table lists the record's status and the record passes the move's check. */
+/** Refuses a rule that changes no status (a delete) unless the table lists the record's status. */
 export function allowMove<Status extends string, Row extends WorkflowRow>(noun: string, rule: Rule<Status, Row>, row: Row): void {
-  if (!rule.from.includes(row.status as Status)) throw contentErrors.invalidState(`${rule.refusal}; this ${noun} is ${row.status}`, row.status);
-  const problems = rule.check?.(row) ?? [];
-  if (problems.length > 0) throw contentErrors.validationFailed(problems);
+  if (!rule.from.includes(row.status as Status)) throw refusal(noun, rule, row.status);
 }
 
 export interface RunMoveOptions {
@@ -161,8 +202,9 @@ export interface RunMoveOptions {
 }
 
 /**
- * Locks the record, applies the move and records it, in one content write. The first publication fixes a
- * record's `published_at` (its place in the list); later publishes keep it.
+ * Locks the record, applies the move through the state table and records it, in one content write. A move
+ * with a check (submit validation) is checked only from a status the table allows, so a record in the wrong
+ * status hears 409 invalid_state, not 422.
  */
 export async function runMove<Status extends string, Row extends WorkflowRow, Name extends string>(
   ctx: ContentContext,
@@ -176,16 +218,11 @@ export async function runMove<Status extends string, Row extends WorkflowRow, Na
   const result = await writeContent(ctx, workflow.kind, async (tx, changed) => {
     const row = await workflow.lock(tx, key);
     if (row.status === move.to && options.whenAlreadyThere === 'unchanged') return { row, moved: false };
-    allowMove(workflow.noun, move, row);
+    const problems = move.from.includes(row.status as Status) ? (move.check?.(row) ?? []) : [];
+    if (problems.length > 0) throw contentErrors.validationFailed(problems);
+    const moved = (await workflow.states.move(tx, row.id, name)) as unknown as Row;
     changed(row.slug);
     await move.alongside?.(ctx, tx, row);
-    const { table } = workflow;
-    const publishedAt = move.to === 'published' ? { publishedAt: sql`coalesce(${table.publishedAt}, ${orderedNow()})` } : {};
-    const [moved] = (await tx
-      .update(table)
-      .set({ status: move.to, updatedAt: sql`now()`, ...publishedAt })
-      .where(eq(table.id, row.id))
-      .returning()) as Row[];
     const changes: Changes = { status: [row.status, move.to] };
     if (moved.publishedAt !== row.publishedAt) changes.published_at = [toIso(row.publishedAt), toIso(moved.publishedAt)];
     await recordActivity(tx, actor, { resource: workflow.kind, resourceId: row.slug, action: move.action, summary: move.summary(row), changes });

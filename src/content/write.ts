@@ -8,10 +8,7 @@
 import { transact } from '../platform/changes.js';
 import type { Tx } from '../platform/database.js';
 import type { ContentContext } from './context.js';
-
-/** What content writes announce; read caches say which of these they are read from. */
-export const CONTENT_KINDS = ['blog', 'changelog', 'roadmap', 'asset'] as const;
-export type ContentKind = (typeof CONTENT_KINDS)[number];
+import type { ContentKind } from './kinds.js';
 
 /** Reports one changed record (its slug, or the asset key); a write that reports nothing announces nothing. */
 export type Changed = (slug: string) => void;

@@ -4,7 +4,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { publishDuePost } from '../../src/content/blog.js';
+import { publishDuePost } from '../../src/content/blog/publish-job.js';
 import { activity, blogPosts } from '../../src/content/schema.js';
 import { actor, startContent, type TestContent } from '../helpers/content.js';
 import { engines, testDatabase, type Engine } from '../helpers/databases.js';

@@ -5,7 +5,7 @@
  */
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { setEntryStatus } from '../../src/content/changelog.js';
+import { setEntryStatus } from '../../src/content/changelog/workflow.js';
 import { activity, changelogEntries } from '../../src/content/schema.js';
 import { orderedNow } from '../../src/platform/time.js';
 import { actor, startContent, type TestContent } from '../helpers/content.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listPostsInput } from '../../src/content/blog.js';
+import { listPostsInput } from '../../src/content/contract.js';
 import { readCacheKey } from '../../src/content/read-cache.js';
 
 describe('the domain read cache key', () => {

@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEARCH_TYPES, searchContent, searchQuery } from '../../src/content/search.js';
+import { searchContent, searchQuery } from '../../src/content/search.js';
+import { SEARCH_TYPES } from '../../src/content/contract.js';
 import { startContent, type TestContent } from '../helpers/content.js';
 import { engines } from '../helpers/databases.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SLUG_PATTERN, slugify, uniqueSlug } from '../../src/content/slugs.js';
+import { slugify, uniqueSlug } from '../../src/content/slugs.js';
+import { SLUG_PATTERN } from '../../src/content/fields.js';
 
 describe('slugify', () => {
   it.each([

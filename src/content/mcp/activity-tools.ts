@@ -1,6 +1,5 @@
 /** get_activity_log (spec 4.3), over content/activity.ts: the newest changes first (DESIGN 3). */
-import { z } from 'zod';
-import { activityQuery, listActivity } from '../activity.js';
+import { listActivity } from '../activity.js';
 import { READ, defineTool } from './tools.js';
 
 export const activityTools = [
@@ -9,7 +8,6 @@ export const activityTools = [
     description:
       'The content change log, newest first: who (actor_id, actor_type) did what (action) to which item (resource, ' +
       'resource_id = slug), with the changed fields as {field: [before, after]}. Optionally for one resource type.',
-    input: z.strictObject({ resource: z.enum(['blog', 'changelog', 'roadmap']).optional(), limit: activityQuery.shape.limit }),
     annotations: READ,
     run: (query, { ctx }) => listActivity(ctx.db, query, 'newest_first'),
   }),

@@ -2,7 +2,6 @@
  * get_asset_upload_url (spec 4.3): MCP carries no files, so the tool tells an agent how to upload one over
  * REST (POST /assets/upload, spec 4.4) and where the result will be served.
  */
-import { z } from 'zod';
 import { actorFields } from '../actor.js';
 import { ASSET_TYPES, MAX_ASSET_BYTES, uploadAssetFields, type ImageFormat } from '../assets.js';
 import { READ, defineTool } from './tools.js';
@@ -16,7 +15,6 @@ export const assetTools = [
     description:
       'Describe how to upload an image: the upload endpoint (multipart POST with the bearer secret), its form fields, ' +
       'the accepted image types, the size limit and the base URL uploaded images are served from.',
-    input: z.strictObject({}),
     annotations: READ,
     run: async (_args, { ctx }) => {
       const base = ctx.config.publicUrl;

@@ -1,10 +1,7 @@
-/** The six blog tools of spec 4.3, over content/blog.ts (state machine of spec 3.1). */
-import { z } from 'zod';
-import { createPost, createPostInput, deletePost, getPost, listPostsInput, listPublishedPosts, publishPost, updatePost, updatePostInput } from '../blog.js';
-import { identifier } from './arguments.js';
+/** The six blog tools of spec 4.3, over content/blog/ (state machine of spec 3.1). */
+import { getPost, listPublishedPosts } from '../blog/queries.js';
+import { createPost, deletePost, publishPost, updatePost } from '../blog/workflow.js';
 import { DELETE, READ, WRITE, defineTool } from './tools.js';
-
-const slug = identifier('The post slug');
 
 export const blogTools = [
   defineTool({
@@ -12,7 +9,6 @@ export const blogTools = [
     description:
       'List published blog posts, newest first, without their markdown bodies. Returns {posts, next_cursor, total}; ' +
       'pass next_cursor back as cursor for the next page (null means no more).',
-    input: listPostsInput,
     annotations: READ,
     run: (args, { ctx }) => listPublishedPosts(ctx, args),
   }),
@@ -22,10 +18,6 @@ export const blogTools = [
     description:
       'Get one blog post with its full markdown content. Only published posts are found unless include_drafts is true, ' +
       'which also finds drafts and posts in review, scheduled or archived.',
-    input: z.strictObject({
-      slug,
-      include_drafts: z.boolean().default(false).describe('Also find posts that are not published'),
-    }),
     annotations: READ,
     run: ({ slug, include_drafts }, { ctx }) => getPost(ctx, slug, { include_drafts }),
   }),
@@ -35,7 +27,6 @@ export const blogTools = [
     description:
       'Create a blog post. status is draft (default) or published; a draft is not public. The slug is derived from ' +
       'the title. description, when given, is an SEO description of 50 to 160 characters.',
-    input: createPostInput.omit({ slug: true, og_image_url: true }),
     annotations: WRITE,
     run: (args, { ctx, actor }) => createPost(ctx, args, actor),
   }),
@@ -45,7 +36,6 @@ export const blogTools = [
     description:
       'Update any of title, content, description and tags of a blog post in any state; the status does not change ' +
       '(use publish_blog_post to publish). Updating a published post refreshes the public site.',
-    input: updatePostInput.pick({ title: true, content: true, description: true, tags: true }).extend({ slug }),
     annotations: { ...WRITE, idempotentHint: true },
     run: ({ slug, ...changes }, { ctx, actor }) => updatePost(ctx, slug, changes, actor),
   }),
@@ -55,7 +45,6 @@ export const blogTools = [
     description:
       'Publish a blog post now, from any state, skipping review. It becomes public at once; publishing a post that is ' +
       'already published changes nothing.',
-    input: z.strictObject({ slug }),
     annotations: { ...WRITE, idempotentHint: true },
     run: ({ slug }, { ctx, actor }) => publishPost(ctx, slug, actor),
   }),
@@ -65,7 +54,6 @@ export const blogTools = [
     description:
       'Permanently delete a blog post. Only a draft can be deleted: a post in review, scheduled, published or archived ' +
       'is refused with invalid_state. Deletion is irreversible, so a person should confirm before you call this.',
-    input: z.strictObject({ slug }),
     annotations: DELETE,
     run: ({ slug }, { ctx, actor }) => deletePost(ctx, slug, actor),
   }),

@@ -1,29 +1,13 @@
-/** The five changelog tools of spec 4.3, over content/changelog.ts (state machine of spec 3.2). */
-import { z } from 'zod';
-import {
-  createEntry,
-  createEntryInput,
-  deleteEntry,
-  entryStatusInput,
-  getEntry,
-  listEntriesInput,
-  listPublishedEntries,
-  setEntryStatus,
-  updateEntry,
-  updateEntryInput,
-} from '../changelog.js';
-import { identifier as identifierField } from './arguments.js';
+/** The five changelog tools of spec 4.3, over content/changelog/ (state machine of spec 3.2). */
+import { getEntry, listPublishedEntries } from '../changelog/queries.js';
+import { createEntry, deleteEntry, setEntryStatus, updateEntry } from '../changelog/workflow.js';
 import { atomically } from './atomically.js';
 import { DELETE, READ, WRITE, defineTool } from './tools.js';
-
-const identifier = identifierField('The entry slug (e.g. v1-4-0) or its version (e.g. v1.4.0)');
 
 export const changelogTools = [
   defineTool({
     name: 'list_changelog_entries',
     description: 'List published changelog entries, newest first, without their markdown bodies, optionally of one type.',
-    // Spec 4.3 gives this tool limit and type only.
-    input: listEntriesInput.pick({ type: true, limit: true }),
     annotations: READ,
     run: (args, { ctx }) => listPublishedEntries(ctx, args),
   }),
@@ -31,7 +15,6 @@ export const changelogTools = [
   defineTool({
     name: 'get_changelog_entry',
     description: 'Get one changelog entry, by slug or version, in any status (draft, review or published), with its full markdown.',
-    input: z.strictObject({ identifier }),
     annotations: READ,
     // Spec 4.3 gives this tool no include_drafts; MCP callers hold the secret and manage the content, and an
     // entry must be readable between create and publish, so every status is found (as REST preview does).
@@ -43,7 +26,6 @@ export const changelogTools = [
     description:
       'Create a changelog entry for a version of the form v<major>.<minor>.<patch> (one entry per version). title ' +
       'defaults to "Release <version>", type to release, status to draft (draft or published).',
-    input: createEntryInput.omit({ slug: true }),
     annotations: WRITE,
     run: (args, { ctx, actor }) => createEntry(ctx, args, actor),
   }),
@@ -54,10 +36,6 @@ export const changelogTools = [
       'Update any of title, summary, content, type and highlights of a changelog entry, and optionally move its status. ' +
       'The only status moves allowed are draft to review (the entry must then have a title and content) and review to ' +
       'published; a draft cannot be set straight to published. A refused move changes nothing.',
-    input: updateEntryInput.extend({
-      identifier,
-      status: entryStatusInput.optional().describe('draft to review, or review to published'),
-    }),
     annotations: WRITE,
     run: ({ identifier, status, ...changes }, { ctx, actor }) =>
       atomically(ctx, async (tx) => {
@@ -74,7 +52,6 @@ export const changelogTools = [
     description:
       'Permanently delete a changelog entry, by slug or version. Only a draft can be deleted: an entry in review or ' +
       'published is refused with invalid_state. Deletion is irreversible, so a person should confirm before you call this.',
-    input: z.strictObject({ identifier }),
     annotations: DELETE,
     run: ({ identifier }, { ctx, actor }) => deleteEntry(ctx, identifier, actor),
   }),

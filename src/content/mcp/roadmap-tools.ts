@@ -1,13 +1,11 @@
 /**
- * The five roadmap tools of spec 4.3, over content/roadmap.ts (spec 3.3). MCP callers manage the content,
+ * The five roadmap tools of spec 4.3, over content/roadmap/ (spec 3.3). MCP callers manage the content,
  * so they see non-public items too (DESIGN 3).
  */
-import { z } from 'zod';
-import { createItem, createItemInput, deleteItem, getItem, listItems, listItemsQuery, updateItem, updateItemInput } from '../roadmap.js';
-import { identifier } from './arguments.js';
+import { getItem, listItems } from '../roadmap/queries.js';
+import { createItem, deleteItem, updateItem } from '../roadmap/writes.js';
 import { DELETE, READ, WRITE, defineTool } from './tools.js';
 
-const slug = identifier('The roadmap item slug');
 const everything = { includeHidden: true };
 
 export const roadmapTools = [
@@ -17,7 +15,6 @@ export const roadmapTools = [
       'List roadmap items in priority order (critical, high, medium, low; ties by votes, then most recently updated), ' +
       'optionally filtered by status and category. Returns {items, next_cursor, total, by_status}, where by_status ' +
       'counts the items of each status matching the other filters.',
-    input: listItemsQuery.pick({ status: true, category: true, limit: true }),
     annotations: READ,
     run: (args, { ctx }) => listItems(ctx, { ...args, sort: 'priority' }, everything),
   }),
@@ -25,7 +22,6 @@ export const roadmapTools = [
   defineTool({
     name: 'get_roadmap_item',
     description: 'Get one roadmap item, public or not, with its description, status, priority, quarter and votes.',
-    input: z.strictObject({ slug }),
     annotations: READ,
     run: ({ slug }, { ctx }) => getItem(ctx, slug, everything),
   }),
@@ -35,7 +31,6 @@ export const roadmapTools = [
     description:
       'Create a roadmap item. status defaults to planned and priority to medium; quarter has the form "Q<n> <year>", ' +
       'e.g. "Q3 2026". The slug is derived from the title.',
-    input: createItemInput.omit({ slug: true, public: true }),
     annotations: WRITE,
     run: (args, { ctx, actor }) => createItem(ctx, args, actor),
   }),
@@ -45,7 +40,6 @@ export const roadmapTools = [
     description:
       'Update any of title, description, summary, status, priority and quarter of a roadmap item. Any status may be ' +
       'set; entering shipped records shipped_at and leaving it clears it. null clears description, summary or quarter.',
-    input: updateItemInput.omit({ category: true, public: true }).extend({ slug }),
     annotations: { ...WRITE, idempotentHint: true },
     run: ({ slug, ...changes }, { ctx, actor }) => updateItem(ctx, slug, changes, actor),
   }),
@@ -55,7 +49,6 @@ export const roadmapTools = [
     description:
       'Permanently delete a roadmap item and all its votes. A shipped item cannot be deleted (invalid_state). This may ' +
       'remove public content and is irreversible, so a person should confirm before you call this.',
-    input: z.strictObject({ slug }),
     annotations: DELETE,
     run: ({ slug }, { ctx, actor }) => deleteItem(ctx, slug, actor),
   }),

@@ -1,6 +1,7 @@
 /** GET /activity (spec 4.4, 5.2): the content change log, oldest first, for holders of the secret. */
 import type { HttpServer } from '../../platform/http.js';
-import { activityPage, activityQuery, listActivity } from '../activity.js';
+import { activityPage, listActivity } from '../activity.js';
+import { activityQuery } from '../contract.js';
 import type { ContentContext } from '../context.js';
 import { SECRET_REQUIRED } from './auth.js';
 

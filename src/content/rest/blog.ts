@@ -1,30 +1,24 @@
 /**
- * Blog routes of spec 4.4 (auth per 5.2): thin adapters that parse, call content/blog.ts and answer.
+ * Blog routes of spec 4.4 (auth per 5.2): thin adapters that parse, call content/blog/ and answer.
  * Every write needs the bearer secret and carries actor_id/actor_type in its JSON body (DELETE too).
  */
 import { z } from 'zod';
 import type { HttpServer } from '../../platform/http.js';
 import { actorFields, takeActor } from '../actor.js';
+import { getPost, listDraftPosts, listDraftPostsInput, listPublishedPosts } from '../blog/queries.js';
+import { blogPost, postPage } from '../blog/records.js';
 import {
   approvePost,
   archivePost,
-  blogPost,
   createPost,
-  createPostInput,
   deletePost,
-  getPost,
-  listDraftPosts,
-  listDraftPostsInput,
-  listPublishedPosts,
-  listPostsInput,
-  postPage,
   publishPost,
   schedulePost,
   schedulePostInput,
   submitPost,
   updatePost,
-  updatePostInput,
-} from '../blog.js';
+} from '../blog/workflow.js';
+import { createPostInput, listPostsInput, updatePostInput } from '../contract.js';
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
 import { queryBoolean } from '../fields.js';

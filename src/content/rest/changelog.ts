@@ -1,5 +1,5 @@
 /**
- * Changelog routes of spec 4.4 (auth per 5.2): thin adapters that parse, call content/changelog.ts and
+ * Changelog routes of spec 4.4 (auth per 5.2): thin adapters that parse, call content/changelog/ and
  * answer. `:identifier` is a slug or a version. Every write needs the bearer secret and carries
  * actor_id/actor_type in its JSON body. The spec shows no REST delete; DELETE /changelog/:identifier is
  * ours, with the drafts-only rule of spec 3.2.
@@ -7,23 +7,10 @@
 import { z } from 'zod';
 import type { HttpServer } from '../../platform/http.js';
 import { actorFields, takeActor } from '../actor.js';
-import {
-  approveEntry,
-  changelogEntry,
-  createEntry,
-  createEntryInput,
-  deleteEntry,
-  entryPage,
-  getEntry,
-  listDraftEntries,
-  listDraftEntriesInput,
-  listEntriesInput,
-  listPublishedEntries,
-  publishEntry,
-  submitEntry,
-  updateEntry,
-  updateEntryInput,
-} from '../changelog.js';
+import { getEntry, listDraftEntries, listDraftEntriesInput, listPublishedEntries } from '../changelog/queries.js';
+import { changelogEntry, entryPage } from '../changelog/records.js';
+import { approveEntry, createEntry, deleteEntry, publishEntry, submitEntry, updateEntry } from '../changelog/workflow.js';
+import { createEntryInput, listEntriesInput, updateEntryInput } from '../contract.js';
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
 import { queryBoolean } from '../fields.js';

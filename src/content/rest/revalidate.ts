@@ -9,7 +9,7 @@ import type { HttpServer } from '../../platform/http.js';
 import { actorFields } from '../actor.js';
 import type { ContentContext } from '../context.js';
 import { requestRevalidation } from '../revalidation.js';
-import { slugSchema } from '../slugs.js';
+import { slugSchema } from '../fields.js';
 import { SECRET_REQUIRED } from './auth.js';
 
 const revalidateBody = z.strictObject({

@@ -1,5 +1,5 @@
 /**
- * Roadmap routes of spec 4.4 (auth per 5.2): thin adapters over content/roadmap.ts and content/votes.ts.
+ * Roadmap routes of spec 4.4 (auth per 5.2): thin adapters over content/roadmap/ and content/votes.ts.
  * Reads are public but see public items only, unless the request carries the secret; writes need the
  * secret and an actor; votes need neither.
  */
@@ -7,22 +7,10 @@ import { z } from 'zod';
 import type { HttpServer } from '../../platform/http.js';
 import { actorFields, takeActor } from '../actor.js';
 import type { ContentContext } from '../context.js';
-import {
-  bulkUpdateInput,
-  bulkUpdateItems,
-  createItem,
-  createItemInput,
-  deleteItem,
-  getItem,
-  itemPage,
-  listItems,
-  listItemsQuery,
-  roadmapItem,
-  shipItem,
-  shipItemInput,
-  updateItem,
-  updateItemInput,
-} from '../roadmap.js';
+import { getItem, itemPage, listItems } from '../roadmap/queries.js';
+import { roadmapItem } from '../roadmap/records.js';
+import { bulkUpdateInput, bulkUpdateItems, createItem, deleteItem, shipItem, shipItemInput, updateItem } from '../roadmap/writes.js';
+import { createItemInput, listItemsQuery, updateItemInput } from '../contract.js';
 import { checkVoteRate } from '../vote-limit.js';
 import { castVote, voteInput, withdrawVote } from '../votes.js';
 import { isAuthenticated, SECRET_REQUIRED } from './auth.js';

@@ -9,7 +9,8 @@ import type { HttpServer } from '../../platform/http.js';
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
 import { queryBoolean } from '../fields.js';
-import { SEARCH_TYPES, searchContent, searchInput } from '../search.js';
+import { searchContent } from '../search.js';
+import { SEARCH_TYPES, searchInput } from '../contract.js';
 import { isAuthenticated } from './auth.js';
 
 const result = z.object({

@@ -7,7 +7,7 @@
 import { CONTENT_SECRET_NAME, readStoredSecret } from '../../../platform/secrets.js';
 import type { OrgContext } from '../../context.js';
 import { failure, type RunnerOutcome } from '../../operations/operations.js';
-import { contentRequest } from './content-actions.js';
+import { contentRequest } from '../../../content/contract.js';
 import { describeRefusal, parseAnswer, sendOutbound } from '../../delivery/outbound.js';
 import { CONNECTOR_TIMEOUT_MS, type ConnectorCall } from './call.js';
 

@@ -1,7 +1,8 @@
 /**
- * Changelog entries (spec 2.7, 3.2; DESIGN section 3): draft → review → published, direct publish, and
- * deletes of drafts only. An entry is found by its slug or its version (`:identifier`); versions are unique.
- * REST routes and MCP tools both call these functions.
+ * Writes of changelog entries (spec 2.7, 3.2; DESIGN section 3): create, edit, draft → review → published,
+ * direct publish, and deletes of drafts only. An entry is found by its slug or its version (`:identifier`);
+ * versions are unique. REST routes and MCP tools both call these functions; the records are in records.ts,
+ * the reads in queries.ts.
  *
  * Decisions where the spec is silent:
  * - `published_at` is set once, at the first publication, and keeps the entry's place in the list after.
@@ -10,174 +11,29 @@
  * - `setEntryStatus` (MCP update_changelog_entry) treats the current status as a no-op, so an update that
  *   repeats it succeeds; every other move than draft → review and review → published is refused.
  */
-import { and, eq, getTableColumns, inArray, or, type SQL } from 'drizzle-orm';
-import { z } from 'zod';
-import type { Queryable, Tx } from '../platform/database.js';
-import type { PageRequest } from '../platform/paging.js';
-import { orderedNow, toIso } from '../platform/time.js';
-import { recordActivity } from './activity.js';
-import type { Actor } from './actor.js';
-import type { ContentContext } from './context.js';
-import { contentErrors } from './errors.js';
-import { isoDate, limitField } from './fields.js';
-import { cachedRead } from './read-cache.js';
-import { requestRevalidation } from './revalidation.js';
-import { CHANGELOG_STATUSES, CHANGELOG_TYPES, changelogEntries } from './schema.js';
-import { slugSchema, uniqueSlug } from './slugs.js';
-import {
-  allowMove,
-  editFields,
-  runMove,
-  workflowDates,
-  workflowListPage,
-  workflowPage,
-  type FieldEdit,
-  type FieldProblem,
-  type Workflow,
-} from './workflow.js';
-import { writeContent } from './write.js';
+import { eq, type SQL } from 'drizzle-orm';
+import type { Queryable, Tx } from '../../platform/database.js';
+import { orderedNow } from '../../platform/time.js';
+import { recordActivity } from '../activity.js';
+import type { Actor } from '../actor.js';
+import type { ContentContext } from '../context.js';
+import type { CreateEntryInput, EntryStatusInput, UpdateEntryInput } from '../contract.js';
+import { contentErrors } from '../errors.js';
+import { VERSION_PATTERN } from '../fields.js';
+import { requestRevalidation } from '../revalidation.js';
+import { changelogEntries } from '../schema.js';
+import { uniqueSlug } from '../slugs.js';
+import { allowMove, defineWorkflow, editFields, runMove, type FieldEdit, type FieldProblem, type Workflow } from '../workflow.js';
+import { writeContent } from '../write.js';
+import { byIdentifier, toEntry, type ChangelogEntry, type ChangelogStatus, type EntryRow } from './records.js';
 
-export type ChangelogStatus = (typeof CHANGELOG_STATUSES)[number];
-export type ChangelogType = (typeof CHANGELOG_TYPES)[number];
-
-/** Spec 2.7: `v<major>.<minor>.<patch>`, without leading zeros. */
-export const VERSION_PATTERN = /^v(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})$/;
 /** `/changelog/drafts` is a route of its own, so no entry may take that slug. */
 const RESERVED_SLUGS = new Set(['drafts']);
-
-// ---------------------------------------------------------------------------------------------------------
-// Input schemas
-
-export const versionSchema = z.string().regex(VERSION_PATTERN, 'v<major>.<minor>.<patch>, e.g. v1.4.0');
-const titleField = z.string().trim().min(1).max(200);
-const summaryField = z.string().max(1_000);
-const contentField = z.string().max(200_000).describe('Markdown body');
-const typeField = z.enum(CHANGELOG_TYPES);
-const highlightsField = z.array(z.string().trim().min(1).max(500)).max(50);
-
-export const createEntryInput = z.strictObject({
-  version: versionSchema,
-  slug: slugSchema.optional().describe('Default: the version with dots as dashes, e.g. v1-4-0'),
-  title: titleField.optional().describe('Default: "Release <version>"'),
-  summary: summaryField.optional(),
-  content: contentField.optional(),
-  type: typeField.default('release'),
-  highlights: highlightsField.optional(),
-  status: z.enum(['draft', 'published']).default('draft'),
-});
-export type CreateEntryInput = z.infer<typeof createEntryInput>;
-
-/** Any of these; `null` clears the summary. */
-export const updateEntryInput = z.strictObject({
-  title: titleField.optional(),
-  summary: summaryField.nullable().optional(),
-  content: contentField.optional(),
-  type: typeField.optional(),
-  highlights: highlightsField.optional(),
-});
-export type UpdateEntryInput = z.infer<typeof updateEntryInput>;
-
-/** The status moves MCP update_changelog_entry may ask for (spec 3.2). */
-export const entryStatusInput = z.enum(['draft', 'review', 'published']);
-
-export const listEntriesInput = z.strictObject({
-  limit: limitField(20, 100),
-  type: typeField.optional(),
-  cursor: isoDate.optional().describe('next_cursor of the previous page'),
-});
-export type ListEntriesInput = z.infer<typeof listEntriesInput>;
-
-export const listDraftEntriesInput = z.strictObject({
-  limit: limitField(20, 100),
-  cursor: isoDate.optional().describe('next_cursor of the previous page'),
-});
-export type ListDraftEntriesInput = z.infer<typeof listDraftEntriesInput>;
-
-// ---------------------------------------------------------------------------------------------------------
-// Records
-
-/** An entry as lists show it: everything but the markdown body. */
-export const changelogEntrySummary = z.object({
-  slug: z.string(),
-  version: z.string(),
-  title: z.string(),
-  summary: z.string().nullable(),
-  type: z.enum(CHANGELOG_TYPES),
-  highlights: z.array(z.string()),
-  status: z.enum(CHANGELOG_STATUSES),
-  ...workflowDates,
-});
-export type ChangelogEntrySummary = z.infer<typeof changelogEntrySummary>;
-
-/** The entry record of spec 2.7. */
-export const changelogEntry = changelogEntrySummary.extend({ content: z.string() });
-export type ChangelogEntry = z.infer<typeof changelogEntry>;
-
-export const entryPage = workflowPage('entries', changelogEntrySummary);
-export type EntryPage = z.infer<typeof entryPage>;
-
-type EntryRow = typeof changelogEntries.$inferSelect;
-const { content: _content, searchText: _searchText, ...summaryColumns } = getTableColumns(changelogEntries);
-
-function toSummary(row: Omit<EntryRow, 'content' | 'searchText'>): ChangelogEntrySummary {
-  return {
-    slug: row.slug,
-    version: row.version,
-    title: row.title,
-    summary: row.summary,
-    type: row.type as ChangelogType,
-    highlights: row.highlights,
-    status: row.status as ChangelogStatus,
-    published_at: toIso(row.publishedAt),
-    created_at: toIso(row.createdAt),
-    updated_at: toIso(row.updatedAt),
-  };
-}
-
-function toEntry(row: EntryRow): ChangelogEntry {
-  const { slug, version, title, summary, ...rest } = toSummary(row);
-  return { slug, version, title, summary, content: row.content, ...rest };
-}
 
 /** DESIGN 3: the default slug is the version with dots as dashes (`v1.4.0` → `v1-4-0`). */
 export function versionSlug(version: string): string {
   return version.replaceAll('.', '-');
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// Reads
-
-/** Published entries, newest first (spec 4.4); `total` counts every published entry of the type. */
-export async function listPublishedEntries(ctx: ContentContext, query: ListEntriesInput): Promise<EntryPage> {
-  const matching = and(eq(changelogEntries.status, 'published'), query.type ? eq(changelogEntries.type, query.type) : undefined);
-  return cachedRead(ctx, 'changelog', 'published', query, () => pageOfEntries(ctx, matching, 'publishedAt', query));
-}
-
-/** Entries not yet public (draft and review), newest created first. */
-export async function listDraftEntries(ctx: ContentContext, query: ListDraftEntriesInput): Promise<EntryPage> {
-  return cachedRead(ctx, 'changelog', 'drafts', query, () =>
-    pageOfEntries(ctx, inArray(changelogEntries.status, ['draft', 'review']), 'createdAt', query),
-  );
-}
-
-async function pageOfEntries(ctx: ContentContext, where: SQL | undefined, key: 'publishedAt' | 'createdAt', query: PageRequest): Promise<EntryPage> {
-  const select = ctx.db.select(summaryColumns).from(changelogEntries).$dynamic();
-  const page = await workflowListPage(ctx.db, select, changelogEntries, where, key, query);
-  return { entries: page.rows.map(toSummary), next_cursor: page.next_cursor, total: page.total };
-}
-
-/** A published entry by slug or version; with `include_drafts` (authenticated preview) one in any state. */
-export async function getEntry(ctx: ContentContext, identifier: string, options: { include_drafts?: boolean } = {}): Promise<ChangelogEntry> {
-  const includeDrafts = options.include_drafts ?? false;
-  return cachedRead(ctx, 'changelog', 'entry', { identifier, include_drafts: includeDrafts }, async () => {
-    const [row] = await ctx.db.select().from(changelogEntries).where(byIdentifier(identifier)).limit(1);
-    if (!row || (row.status !== 'published' && !includeDrafts)) throw contentErrors.notFound('changelog entry', identifier);
-    return toEntry(row);
-  });
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Writes
 
 export async function createEntry(ctx: ContentContext, data: CreateEntryInput, actor: Actor): Promise<ChangelogEntry> {
   if (data.slug && RESERVED_SLUGS.has(data.slug)) throw contentErrors.conflict(`slug '${data.slug}' is reserved`, 'slug');
@@ -254,7 +110,7 @@ export function submitProblems(entry: Pick<ChangelogEntry, 'title' | 'content' |
  * The entry workflow of spec 3.2: draft → review → published, publishing from any state, deleting drafts
  * only. Nothing moves back to draft.
  */
-const entryWorkflow: Workflow<ChangelogStatus, EntryRow, 'submit' | 'approve' | 'publish' | 'reopen' | 'delete'> = {
+const entryWorkflow: Workflow<ChangelogStatus, EntryRow, 'submit' | 'approve' | 'publish' | 'reopen' | 'delete'> = defineWorkflow({
   kind: 'changelog',
   table: changelogEntries,
   noun: 'entry',
@@ -293,7 +149,7 @@ const entryWorkflow: Workflow<ChangelogStatus, EntryRow, 'submit' | 'approve' | 
     },
     delete: { from: ['draft'], refusal: 'only a draft can be deleted' },
   },
-};
+});
 
 /** Spec 3.2: draft → review, when the entry passes submit validation (422 listing every failure). */
 export async function submitEntry(ctx: ContentContext, identifier: string, actor: Actor): Promise<ChangelogEntry> {
@@ -321,7 +177,7 @@ const MOVE_TO = { draft: 'reopen', review: 'submit', published: 'approve' } as c
 export async function setEntryStatus(
   ctx: ContentContext,
   identifier: string,
-  status: z.infer<typeof entryStatusInput>,
+  status: EntryStatusInput,
   actor: Actor,
 ): Promise<ChangelogEntry> {
   return toEntry(await runMove(ctx, entryWorkflow, MOVE_TO[status], identifier, actor, { whenAlreadyThere: 'unchanged' }));
@@ -346,11 +202,6 @@ export async function deleteEntry(ctx: ContentContext, identifier: string, actor
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
-
-/** Slugs never contain dots and versions always do, so one identifier matches at most one entry. */
-function byIdentifier(identifier: string): SQL | undefined {
-  return or(eq(changelogEntries.slug, identifier), eq(changelogEntries.version, identifier));
-}
 
 async function exists(db: Queryable, where: SQL): Promise<boolean> {
   const [row] = await db.select({ id: changelogEntries.id }).from(changelogEntries).where(where).limit(1);
