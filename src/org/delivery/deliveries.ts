@@ -8,7 +8,7 @@
  * timeout, an answer over 1 MiB, 408, 429 or 5xx moves it to the backoff time (1 s, 2 s, 4 s, … at most 60 s),
  * or to the time a 429 or 503 names in `Retry-After`. Attempts go on for the retry window (default 10 minutes,
  * counted from the first attempt); then the operation fails `undeliverable`. A redirect and 4xx other than 408
- * and 429 fail it at once (outbound.ts: redirects are never followed).
+ * and 429 fail it at once (platform/outbound.ts: redirects are never followed).
  *
  * Each attempt carries a fresh callback token (callback-tokens.ts) and a fresh signature timestamp; the
  * agent keeps the first copy it accepted, whose token stays valid.

@@ -1,9 +1,9 @@
 /**
  * One attempt at delivering work to an agent's webhook (DESIGN 4.5): a JSON POST signed by the Standard
- * Webhooks convention through the one outbound poster (outbound.ts: no redirects, at most 1 MiB of answer, one
+ * Webhooks convention through the one outbound poster (platform/outbound.ts: no redirects, at most 1 MiB of answer, one
  * deadline), and what the agent's answer means.
  */
-import { describeRefusal, postSigned, quoteAnswer, type OutboundResult } from './outbound.js';
+import { describeRefusal, postSigned, quoteAnswer, type OutboundResult } from '../../platform/outbound.js';
 
 export interface SignedDelivery {
   url: string;

@@ -8,7 +8,7 @@ import { CONTENT_SECRET_NAME, readStoredSecret } from '../../../platform/secrets
 import type { OrgContext } from '../../context.js';
 import { failure, type RunnerOutcome } from '../../operations/operations.js';
 import { contentRequest } from '../../../content/contract.js';
-import { describeRefusal, parseAnswer, sendOutbound } from '../../delivery/outbound.js';
+import { describeRefusal, parseAnswer, sendOutbound } from '../../../platform/outbound.js';
 import { CONNECTOR_TIMEOUT_MS, type ConnectorCall } from './call.js';
 
 export async function runContentAction(ctx: OrgContext, connector: { action: string }, call: ConnectorCall): Promise<RunnerOutcome> {

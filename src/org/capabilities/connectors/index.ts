@@ -3,7 +3,7 @@
  * by the Standard Webhooks convention; `content` calls the content REST API with the content secret. A
  * refusal or an unreachable service fails the operation with `connector_failed` at once, naming what the
  * receiver said; the action is sent once (its webhook-id is the operation id, so a receiver can drop the repeat
- * that only a process dying mid-run causes). Both go through the outbound poster (delivery/outbound.ts).
+ * that only a process dying mid-run causes). Both go through the outbound poster (platform/outbound.ts).
  */
 import type { OrgContext } from '../../context.js';
 import type { RunnerOutcome } from '../../operations/operations.js';

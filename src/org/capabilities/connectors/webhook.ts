@@ -5,7 +5,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { failure, type RunnerOutcome } from '../../operations/operations.js';
-import { describeRefusal, parseAnswer, postSigned } from '../../delivery/outbound.js';
+import { describeRefusal, parseAnswer, postSigned } from '../../../platform/outbound.js';
 import { CONNECTOR_RETRY_WINDOW_MS, CONNECTOR_TIMEOUT_MS, type ConnectorCall } from './call.js';
 
 export async function runWebhook(connector: { url: string; secret_env?: string }, call: ConnectorCall): Promise<RunnerOutcome> {

@@ -10,10 +10,10 @@
  *   outcome (`failed`), never an exception, so no caller resends because a read threw;
  * - `Retry-After` (seconds or an HTTP date) on `429` and `503` is parsed for the caller to honour.
  *
- * `postSigned` adds the Standard Webhooks signature (sign.ts): `webhook-id` stays the same on every attempt of
+ * `postSigned` adds the Standard Webhooks signature (webhook-signature.ts): `webhook-id` stays the same on every attempt of
  * one delivery or action, so a receiver drops repeats by it.
  */
-import { signWebhook } from './sign.js';
+import { signWebhook } from './webhook-signature.js';
 
 /** The most of an answer that is read (1 MiB). */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
