@@ -29,7 +29,7 @@ import { findDecision } from '../decisions/states.js';
 
 export interface ExecuteRequest {
   capabilityId: string;
-  input: unknown;
+  input: Record<string, unknown>;
   spaceId: string;
   dryRun: boolean;
   agentId: string;
@@ -66,11 +66,11 @@ export async function executeCapability(
 /** `capability` operations: the gate decides, then the connector runs. Safe to repeat: a decision is opened once per operation. */
 export const capabilityKind = defineOperationKind({
   kind: 'capability',
-  input: z.object({ capability_id: z.string(), input: z.unknown() }),
+  input: z.object({ capability_id: z.string(), input: z.record(z.string(), z.unknown()) }),
   run: runCapability,
 });
 
-async function runCapability(ctx: OrgContext, operation: OperationOf<{ capability_id: string; input: unknown }>): Promise<RunnerOutcome> {
+async function runCapability(ctx: OrgContext, operation: OperationOf<{ capability_id: string; input: Record<string, unknown> }>): Promise<RunnerOutcome> {
   const { capability_id: capabilityId, input } = operation.input;
   const subject = await loadGateSubject(ctx.db, capabilityId, operation.agentId!);
   const { capability, agent } = subject;
@@ -120,7 +120,7 @@ async function runApproved(
   capability: CapabilityRow,
   agent: AgentRow,
   operation: OperationRow,
-  input: unknown,
+  input: Record<string, unknown>,
   { charged = false } = {},
 ): Promise<RunnerOutcome> {
   if (!charged) await chargeOnce(ctx, operation.id, agent.id, capability.cost);

@@ -6,7 +6,7 @@ export interface ConnectorCall {
   capability: { id: string; key: string };
   agent: { id: string; key: string | null; name: string };
   spaceId: string | null;
-  input: unknown;
+  input: Record<string, unknown>;
 }
 
 /** Connectors wait this long for a whole answer. */

@@ -15,7 +15,7 @@ export async function runContentAction(ctx: OrgContext, connector: { action: str
   const target = await contentTarget(ctx);
   if ('problem' in target) return { status: 'failed', error: failure('connector_failed', target.problem) };
   const { base, secret } = target;
-  const request = contentRequest(connector.action, call.input as Record<string, unknown>);
+  const request = contentRequest(connector.action, call.input);
   const outcome = await sendOutbound({
     url: base + request.path,
     method: request.method,
