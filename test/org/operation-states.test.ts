@@ -8,9 +8,9 @@ import { openOrgDatabase } from '../helpers/org.js';
 
 /** Every (status, event) pair and what DESIGN 4.4 says happens: the new status, or a refusal. */
 const EXPECTED: Record<OperationStatus, Partial<Record<OperationEvent, OperationStatus>>> = {
-  queued: { start: 'running', fail: 'failed', cancel: 'cancelled' },
-  running: { pause: 'paused', succeed: 'succeeded', fail: 'failed', cancel: 'cancelled' },
-  paused: { resume: 'running', fail: 'failed', cancel: 'cancelled' },
+  queued: { start: 'running', fail: 'failed', cancel: 'cancelled', progress: 'queued' },
+  running: { pause: 'paused', succeed: 'succeeded', fail: 'failed', cancel: 'cancelled', progress: 'running' },
+  paused: { resume: 'running', fail: 'failed', cancel: 'cancelled', progress: 'paused' },
   succeeded: {},
   failed: {},
   cancelled: {},

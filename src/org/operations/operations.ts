@@ -11,7 +11,7 @@
  * (a trigger, on commit), which wakes the callers waiting on it and the job workers (watch.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { and, eq, sql, type WithSubquery } from 'drizzle-orm';
+import { eq, sql, type WithSubquery } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
 import { isAppError } from '../../platform/errors.js';
@@ -171,19 +171,9 @@ export async function resumeOperation(db: Queryable, id: string): Promise<Operat
 /** Adds a progress event; refused once the operation has ended. */
 export async function addProgress(db: Queryable, id: string, event: { message: string; percent?: number }): Promise<void> {
   const entry = { message: event.message, ...(event.percent === undefined ? {} : { percent: event.percent }) };
-  const [row] = await db
-    .update(operations)
-    .set({
-      progress: sql`${operations.progress} || jsonb_build_array(jsonb_build_object('at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')) || ${JSON.stringify(entry)}::jsonb)`,
-      updatedAt: sql`greatest(now(), ${operations.createdAt})`,
-    })
-    .where(and(eq(operations.id, id), sql`${operations.status} IN ('queued', 'running', 'paused')`))
-    .returning({ id: operations.id });
-  if (!row) {
-    const [current] = await db.select({ status: operations.status }).from(operations).where(eq(operations.id, id));
-    if (!current) throw orgErrors.notFound('operation');
-    throw orgErrors.invalidState(`the operation is ${current.status}, so it takes no more progress`, { status: current.status });
-  }
+  await moveOperation(db, id, 'progress', {
+    progress: sql`${operations.progress} || jsonb_build_array(jsonb_build_object('at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')) || ${JSON.stringify(entry)}::jsonb)`,
+  });
 }
 
 export async function findOperation(db: Queryable, id: string): Promise<OperationRow | undefined> {

@@ -29,6 +29,8 @@ export const OPERATION_TRANSITIONS = {
   /** Denied, expired, undeliverable, or failed while running. */
   fail: { from: ['queued', 'running', 'paused'], to: 'failed' },
   cancel: { from: ['queued', 'running', 'paused'], to: 'cancelled' },
+  /** A progress event (the agent API's `/progress`): the status stays, and an ended operation takes none. */
+  progress: { from: ['queued', 'running', 'paused'], to: null },
 } as const;
 
 export type OperationEvent = keyof typeof OPERATION_TRANSITIONS;
@@ -53,6 +55,7 @@ export const { move } = stateTable({
     updatedAt: sql`greatest(now(), ${operations.createdAt})`,
     ...(to !== null && SETTLED_STATUSES.includes(to) ? { finishedAt: sql`now()` } : {}),
   }),
-  refusal: ({ status }, event) => orgErrors.invalidState(`the operation is ${status}, so it cannot ${event}`, { status, event }),
+  refusal: ({ status }, event) =>
+    orgErrors.invalidState(`the operation is ${status}, so it ${event === 'progress' ? 'takes no more progress' : `cannot ${event}`}`, { status, event }),
   notFound: () => orgErrors.notFound('operation'),
 });
