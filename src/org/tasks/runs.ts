@@ -1,5 +1,6 @@
 /** Scheduled runs (DESIGN 4.1): due runs fire once however many processes look, and each run of an assigned task is delivered as a `task` operation. */
 import { and, asc, eq, notInArray, sql } from 'drizzle-orm';
+import type { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
 import { type JobHandler } from '../../platform/jobs.js';
@@ -8,9 +9,9 @@ import type { OrgContext } from '../context.js';
 import { instantToLocal, nextRunAfter } from './schedules.js';
 import { tasks } from '../schema.js';
 import { moveTask, type TaskRow } from './states.js';
-import { addEvent } from './records.js';
-import { taskKind } from '../delivery/kinds.js';
+import { addEvent, taskOperationInput } from './records.js';
 import { periodicJob } from '../../platform/periodic-jobs.js';
+import { startOperation } from '../operations/operations.js';
 
 
 export const TASK_RUNS_JOB = 'org.task-runs';
@@ -92,14 +93,19 @@ async function fireTaskRun(ctx: OrgContext, taskId: string, dueAt: string, now: 
 
 // Inside
 
-/** Starts the `task` operation that delivers the task to its agent, named by a progress event. */
+/**
+ * Starts the `task` operation that delivers the task to its agent, named by a progress event. Its kind is the
+ * delivery's (delivery/kinds.ts), which reads the tasks: tasks start it through the engine, by its input schema.
+ */
 export async function deliverTask(ctx: OrgContext, db: Queryable, task: TaskRow, run: { runAt: string | null; clientId: string | null; message: string }) {
-  const operationId = await taskKind.start(ctx, db, {
+  const input: z.infer<typeof taskOperationInput> = { task_id: task.id, run_at: run.runAt };
+  const operationId = await startOperation(ctx, db, {
+    kind: 'task',
     personId: task.personId,
     clientId: run.clientId,
     agentId: task.assigneeAgentId,
     spaceId: task.spaceId,
-    input: { task_id: task.id, run_at: run.runAt },
+    input,
   });
   await addEvent(db, task.id, { message: run.message, operationId });
 }
