@@ -28,7 +28,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import readline from 'node:readline';
 import { freePort, waitForHealth } from './lib/processes.js';
-import { readmePerson } from './lib/readme-person.js';
+import { readmePerson, type ReadmePerson } from './lib/readme-person.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -220,6 +220,8 @@ export async function runReadmeExamples(log: (line: string) => void = console.lo
   await writeFile(state, '');
   let services = await startServices(work, env, state, ports);
   const background: Shell[] = [];
+  // One browser per person for the whole run: signed in once, as a person stays.
+  const people = new Map<string, ReadmePerson>();
   try {
     for (const example of examples) {
       const where = `README.md:${example.line}`;
@@ -242,19 +244,16 @@ export async function runReadmeExamples(log: (line: string) => void = console.lo
       }
       const stopped = directive?.kind === 'services stopped';
       if (stopped) await stopShell(services);
-      const person = directive?.kind === 'person' ? await personFor(directive.argument, work, env, state) : undefined;
-      try {
-        const result = await runBlock(work, env, `${sourced(state, code)}export -p > ${JSON.stringify(state)}\n`, person, log);
-        const output = `--- example ---\n${example.code}--- output ---\n${result.output.join('\n')}`;
-        if (result.personError) throw new Error(`${where}: the person could not do what the example asked: ${result.personError.message}\n${output}`);
-        if (result.code !== 0) throw new Error(`${where}: the example exited with ${result.code}\n${output}`);
-      } finally {
-        await person?.close();
-      }
+      const person = directive?.kind === 'person' ? await personFor(directive.argument, work, env, state, people) : undefined;
+      const result = await runBlock(work, env, `${sourced(state, code)}export -p > ${JSON.stringify(state)}\n`, person, log);
+      const output = `--- example ---\n${example.code}--- output ---\n${result.output.join('\n')}`;
+      if (result.personError) throw new Error(`${where}: the person could not do what the example asked: ${result.personError.message}\n${output}`);
+      if (result.code !== 0) throw new Error(`${where}: the example exited with ${result.code}\n${output}`);
       log(`${where} ok (${example.code.split('\n').filter((line) => line.trim() && !line.trim().startsWith('#')).length} lines)`);
       if (stopped) services = await startServices(work, env, state, ports);
     }
   } finally {
+    for (const person of people.values()) await person.close();
     for (const shell of background) await stopShell(shell);
     await stopShell(services);
     await rm(work, { recursive: true, force: true });
@@ -262,12 +261,16 @@ export async function runReadmeExamples(log: (line: string) => void = console.lo
 }
 
 /** `EMAIL $VARIABLE`: the person, with the password an earlier example exported. */
-async function personFor(argument: string, work: string, env: NodeJS.ProcessEnv, state: string) {
+async function personFor(argument: string, work: string, env: NodeJS.ProcessEnv, state: string, people: Map<string, ReadmePerson>) {
   const [email, variable] = argument.split(/\s+/);
+  const known = people.get(argument);
+  if (known) return known;
   if (!email || !variable?.startsWith('$')) throw new Error(`example: person wants "EMAIL $VARIABLE", got "${argument}"`);
   const shell = startShell(work, env, sourced(state, `printf '%s\\n' "${variable}"`));
   if ((await shell.exited) !== 0 || !shell.output[0]) throw new Error(`example: person: ${variable} is not exported by an earlier example`);
-  return readmePerson(email, shell.output[0]);
+  const person = readmePerson(email, shell.output[0]);
+  people.set(argument, person);
+  return person;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
