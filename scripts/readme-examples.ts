@@ -16,7 +16,8 @@
  *   (scripts/lib/readme-person.ts: Allow on the consent page, Answer and Approve on the inbox);
  *   `<!-- example: skip REASON -->` does not run it (the harness itself is what it describes).
  * - The README's ports (8080 org, 8081 content, 9100 the example agent, 8976 the OAuth redirect) are used when
- *   free; when one is taken, a free port stands in for it and the examples' mentions of it are rewritten.
+ *   free; when one is taken, a free port stands in for it and the examples' mentions of it are rewritten. The
+ *   test suite asks for free ports throughout (`ports: 'free'`), as every test does.
  * Any block that exits non-zero (the examples use `curl -fsS`, so an HTTP error is an error), or whose person
  * could not do what it asked, fails the run.
  */
@@ -87,11 +88,16 @@ async function prepareWorkDir(): Promise<string> {
 const README_PORTS = { org: 8080, content: 8081, agent: 9100, callback: 8976 } as const;
 type Ports = Record<keyof typeof README_PORTS, number>;
 
-/** Each README port when it is free, else a free one standing in for it. */
-async function choosePorts(): Promise<Ports> {
+/**
+ * Which ports the run uses: `readme`, each README port when it is free (else a free one standing in for it), as a
+ * newcomer's terminal would; `free`, free ports for all of them, for a test suite running beside others.
+ */
+export type PortChoice = 'readme' | 'free';
+
+async function choosePorts(choice: PortChoice): Promise<Ports> {
   const ports = {} as Ports;
   for (const [name, port] of Object.entries(README_PORTS) as [keyof Ports, number][]) {
-    ports[name] = (await portIsFree(port)) ? port : await freePort();
+    ports[name] = choice === 'readme' && (await portIsFree(port)) ? port : await freePort();
   }
   return ports;
 }
@@ -99,7 +105,8 @@ async function choosePorts(): Promise<Ports> {
 interface Shell {
   child: ChildProcess;
   output: string[];
-  exited: Promise<number | null>;
+  /** Its exit code, or the signal that ended it. */
+  exited: Promise<number | NodeJS.Signals | null>;
 }
 
 /**
@@ -115,7 +122,7 @@ function startShell(work: string, env: NodeJS.ProcessEnv, script: string, onLine
       onLine(line);
     });
   }
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code, signal) => resolve(code ?? (signal ? 128 : null))));
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal)));
   return { child, output, exited };
 }
 
@@ -177,9 +184,9 @@ async function runBlock(
   work: string,
   env: NodeJS.ProcessEnv,
   script: string,
-  person: { follow(line: string): Promise<string | null> } | undefined,
+  person: ReadmePerson | undefined,
   log: (line: string) => void,
-): Promise<{ code: number | null; output: string[]; personError?: Error }> {
+): Promise<{ code: number | NodeJS.Signals | null; timedOut: boolean; output: string[]; personError?: Error }> {
   let steps = Promise.resolve();
   let personError: Error | undefined;
   const shell = startShell(work, env, script, (line) => {
@@ -194,16 +201,20 @@ async function runBlock(
       if (personError) await stopShell(shell);
     });
   });
-  const timer = setTimeout(() => void stopShell(shell), 120_000);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void stopShell(shell);
+  }, 120_000);
   const code = await shell.exited;
   clearTimeout(timer);
   await steps;
-  return { code, output: shell.output, personError };
+  return { code, timedOut, output: shell.output, personError };
 }
 
-export async function runReadmeExamples(log: (line: string) => void = console.log): Promise<void> {
+export async function runReadmeExamples(log: (line: string) => void = console.log, options: { ports?: PortChoice } = {}): Promise<void> {
   const examples = extractExamples(await readFile(path.join(repoRoot, 'README.md'), 'utf8'));
-  const ports = await choosePorts();
+  const ports = await choosePorts(options.ports ?? 'readme');
   const work = await prepareWorkDir();
   const state = path.join(work, '.example-env');
   // The newcomer's environment, less anything that would point Atrium elsewhere than its defaults.
@@ -248,6 +259,7 @@ export async function runReadmeExamples(log: (line: string) => void = console.lo
       const result = await runBlock(work, env, `${sourced(state, code)}export -p > ${JSON.stringify(state)}\n`, person, log);
       const output = `--- example ---\n${example.code}--- output ---\n${result.output.join('\n')}`;
       if (result.personError) throw new Error(`${where}: the person could not do what the example asked: ${result.personError.message}\n${output}`);
+      if (result.timedOut) throw new Error(`${where}: the example ran past two minutes and was stopped\n${output}`);
       if (result.code !== 0) throw new Error(`${where}: the example exited with ${result.code}\n${output}`);
       log(`${where} ok (${example.code.split('\n').filter((line) => line.trim() && !line.trim().startsWith('#')).length} lines)`);
       if (stopped) services = await startServices(work, env, state, ports);

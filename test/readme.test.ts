@@ -11,7 +11,8 @@ import { runReadmeExamples } from '../scripts/readme-examples.js';
 describe('README examples', () => {
   it('run as pasted, in order, on a fresh start, the person doing in a browser what they ask', async () => {
     const ran: string[] = [];
-    await runReadmeExamples((line) => ran.push(line));
+    // Free ports, not the README's 8080 and 8081: other test files and other runs may hold those.
+    await runReadmeExamples((line) => ran.push(line), { ports: 'free' });
     expect(ran.filter((line) => line.endsWith('lines)')).length).toBeGreaterThanOrEqual(5);
     expect(ran.find((line) => line.endsWith('started in the background'))).toBeDefined();
     expect(ran.filter((line) => line.startsWith('  person: '))).toEqual([
