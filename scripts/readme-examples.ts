@@ -191,6 +191,8 @@ async function runBlock(
   let personError: Error | undefined;
   const shell = startShell(work, env, script, (line) => {
     if (!person) return;
+    // What the person reads, in the run's log too.
+    log(`  > ${line}`);
     steps = steps.then(async () => {
       if (personError) return;
       const done = await person.follow(line).catch((error: Error) => {

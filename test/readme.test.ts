@@ -21,5 +21,17 @@ describe('README examples', () => {
       '  person: answered "Question on Write the release notes" on /inbox',
       '  person: approved "Decision Tell the team" on /inbox',
     ]);
+    // What walkthrough.mts printed: the message answered, the task done with the answer, the approved result.
+    const printed = (prefix: string) => {
+      const line = ran.find((logged) => logged.startsWith(`  > ${prefix} `));
+      expect(line, `walkthrough.mts printed no "${prefix}" line`).toBeDefined();
+      return JSON.parse(line!.slice(`  > ${prefix} `.length));
+    };
+    expect(printed('helper answered:')).toEqual({ reply: 'You said: Hello, helper' });
+    expect(printed('task done:')).toEqual({ done: true, told: 'By Friday, please.' });
+    expect(printed('notify_team approved by Ada (inbox):')).toEqual({
+      status: 200,
+      body: { sent: true, capability: 'notify_team', text: 'The release notes are out' },
+    });
   }, 300_000);
 });
