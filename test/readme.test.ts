@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runReadmeExamples } from '../scripts/readme-examples.js';
+import { PERSON_ANSWER } from '../scripts/lib/readme-person.js';
 
 describe('README examples', () => {
   it('run as pasted, in order, on a fresh start, the person doing in a browser what they ask', async () => {
@@ -28,7 +29,7 @@ describe('README examples', () => {
       return JSON.parse(line!.slice(`  > ${prefix} `.length));
     };
     expect(printed('helper answered:')).toEqual({ reply: 'You said: Hello, helper' });
-    expect(printed('task done:')).toEqual({ done: true, told: 'By Friday, please.' });
+    expect(printed('task done:')).toEqual({ done: true, told: PERSON_ANSWER });
     expect(printed('notify_team approved by Ada (inbox):')).toEqual({
       status: 200,
       body: { sent: true, capability: 'notify_team', text: 'The release notes are out' },
