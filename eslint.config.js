@@ -15,6 +15,9 @@ const DATABASE_PACKAGES = ['drizzle-orm', 'drizzle-orm/*', 'pg', '@electric-sql/
 /** What the operations engine may use from the organization: the shared catalogue, ids, fields, tables and context. */
 const ORG_SHARED = ['errors.ts', 'ids.ts', 'fields.ts', 'schema.ts', 'context.ts'];
 
+/** The organization's concepts and engines: everything below the adapters. */
+const ORG_CONCEPTS = ['operations', 'gate', 'memory', 'tasks', 'capabilities', 'decisions', 'agents', 'people', 'spaces', 'rules', 'org-file', 'assistant', 'delivery'];
+
 export default defineConfig(
   { ignores: ['node_modules/', 'data/', '.cache/', 'coverage/', 'drizzle/'] },
   js.configs.recommended,
@@ -61,6 +64,16 @@ export default defineConfig(
               from: 'src/org',
               except: ['operations', ...ORG_SHARED],
               message: 'operations/ is the engine and imports no feature: features are handed to it in service.ts.',
+            },
+            {
+              target: 'src/org',
+              from: 'src/org/service.ts',
+              message: 'service.ts is the composition root: nothing below it imports it (DESIGN.md §2).',
+            },
+            {
+              target: ORG_CONCEPTS.map((folder) => `src/org/${folder}`),
+              from: ['src/org/mcp', 'src/org/web', 'src/org/agent-api'],
+              message: 'concepts sit below the adapters (MCP tools, pages, the agent API) and never import them (DESIGN.md §2).',
             },
             {
               target: 'src/org/gate',
