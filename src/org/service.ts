@@ -120,9 +120,9 @@ function bannerNotes(config: OrgConfig): (origin: string) => string[] {
 }
 
 /** The organization's operation kinds (graphile-worker's task map: the engine is handed them, never imports them). */
-const OPERATION_KINDS: readonly RegisteredKind[] = [askKind, messageKind, taskKind, capabilityKind];
+const operationKinds: readonly RegisteredKind[] = [askKind, messageKind, taskKind, capabilityKind];
 
 /** The real kinds, with any a test gives in place of the real one of its name. */
 function withDefaults(replacing: readonly RegisteredKind[] = []): RegisteredKind[] {
-  return OPERATION_KINDS.map((kind) => replacing.find((given) => given.kind === kind.kind) ?? kind);
+  return operationKinds.map((kind) => replacing.find((given) => given.kind === kind.kind) ?? kind);
 }

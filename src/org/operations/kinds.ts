@@ -24,8 +24,6 @@ export interface DefinedKind<Input extends Record<string, unknown>> extends Regi
   input: z.ZodType<Input>;
   /** Writes the queued operation of this kind and its job in `db`; returns the operation's id. */
   start(ctx: OrgContext, db: Queryable, start: Omit<NewOperation, 'kind' | 'input'> & { input: Input }): Promise<string>;
-  /** The input of a stored operation of this kind; undefined for an operation of another kind. */
-  inputOf(operation: OperationRow): Input | undefined;
 }
 
 export function defineOperationKind<Input extends Record<string, unknown>>(definition: OperationKindDefinition<Input>): DefinedKind<Input> {
@@ -34,7 +32,6 @@ export function defineOperationKind<Input extends Record<string, unknown>>(defin
     kind,
     input,
     start: (ctx, db, start) => startOperation(ctx, db, { ...start, kind }),
-    inputOf: (operation) => (operation.kind === kind ? input.parse(operation.input) : undefined),
     async runStored(ctx, operation) {
       // Written by `start` from a value of the same schema: a row that no longer parses was changed by hand.
       const parsed = input.safeParse(operation.input);
