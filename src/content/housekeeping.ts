@@ -1,6 +1,6 @@
 /**
  * Housekeeping of the content service, every ten minutes on whichever process claims the run
- * (platform/jobs.ts periodicJob): content MCP sessions that ended or sat idle for a day, jobs that failed
+ * (platform/periodic-jobs.ts periodicJob): content MCP sessions that ended or sat idle for a day, jobs that failed
  * for good a week ago, and the embedded database's VACUUM ANALYZE (database.maintain()).
  */
 import { type JobHandler } from '../platform/jobs.js';

@@ -4,7 +4,7 @@
  * that ended or sat idle for a day, idempotency keys past their 24 hours, and agent API callback tokens that
  * can no longer authenticate.
  *
- * It runs as the periodic durable job `org.housekeeping` every ten minutes (platform/jobs.ts periodicJob):
+ * It runs as the periodic durable job `org.housekeeping` every ten minutes (platform/periodic-jobs.ts periodicJob):
  * however many processes share the database, one of them claims each run; every process ensures at start
  * that a run is pending.
  */

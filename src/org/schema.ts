@@ -273,7 +273,7 @@ export const learnedRules = pgTable(
 );
 
 // ---------------------------------------------------------------------------------------------------------
-// Tracked tasks (DESIGN 4.1, 4.3, 4.5): tasks, their progress events and their questions (org/tasks.ts).
+// Tracked tasks (DESIGN 4.1, 4.3, 4.5): tasks, their progress events and their questions (org/tasks/).
 // ---------------------------------------------------------------------------------------------------------
 
 /** PostgreSQL's full-text document type, which drizzle has no column for; only ever generated, never written. */
@@ -281,7 +281,7 @@ const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
 /**
  * A task: tracked work placed in a space, optionally assigned to an agent and run on a schedule. Its status
- * moves only through the table of org/task-states.ts. `next_run_at` is the next due run of its schedule (null
+ * moves only through the table of org/tasks/states.ts. `next_run_at` is the next due run of its schedule (null
  * when it has none left); a run fires once, claimed by a conditional UPDATE of that column.
  */
 export const tasks = pgTable(
@@ -299,7 +299,7 @@ export const tasks = pgTable(
     personId: text('person_id').notNull().references(() => people.id, { onDelete: 'cascade' }),
     /** The OAuth client it was created through. */
     clientId: text('client_id'),
-    /** `{at, timezone}` or `{cron, timezone}` (org/schedules.ts). */
+    /** `{at, timezone}` or `{cron, timezone}` (org/tasks/schedules.ts). */
     schedule: jsonb('schedule').$type<ScheduleJson>(),
     nextRunAt: timestamp('next_run_at', { withTimezone: true, mode: 'string' }),
     /** What the agent reported when it last completed the task. */
@@ -359,7 +359,7 @@ export const taskQuestions = pgTable(
 );
 
 // ---------------------------------------------------------------------------------------------------------
-// Company memory (DESIGN 4.1, 4.3; memory.ts)
+// Company memory (DESIGN 4.1, 4.3; org/memory/)
 
 /**
  * Memory items: facts, decisions and standing instructions, each with its provenance. An item is never
@@ -418,7 +418,7 @@ export const memoryItems = pgTable(
 // Agents at work (DESIGN 4.5): monthly usage, webhook deliveries and the agent API's callback tokens.
 // ---------------------------------------------------------------------------------------------------------
 
-/** Units an agent used per calendar month (UTC), `month` as `YYYY-MM`; charged by the gate (agent-usage.ts). */
+/** Units an agent used per calendar month (UTC), `month` as `YYYY-MM`; charged by the gate (agents/usage.ts). */
 export const agentMonthlyUsage = pgTable(
   'agent_usage',
   {

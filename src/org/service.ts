@@ -59,7 +59,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
     await database.close();
     throw error;
   }
-  // Work queued by any process wakes this one's worker (watch.ts). The worker's handlers are made from ctx,
+  // Work queued by any process wakes this one's worker (operations/watch.ts). The worker's handlers are made from ctx,
   // and ctx holds the worker: it is completed just below.
   const watch = await OperationWatch.open(database, { log: app.log, queued: () => ctx.jobs?.wake() });
   const ctx = { config, database, db: database.db, log: app.log, watch } as OrgContext;

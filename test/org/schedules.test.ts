@@ -1,5 +1,5 @@
 /**
- * Task schedules (src/org/schedules.ts): the next run of a schedule in its IANA zone, across the 2027
+ * Task schedules (src/org/tasks/schedules.ts): the next run of a schedule in its IANA zone, across the 2027
  * daylight-saving changes of Europe/Berlin (28 March 02:00 → 03:00, 31 October 03:00 → 02:00) and
  * America/New_York (14 March 02:00 → 03:00, 7 November 02:00 → 01:00), and which schedules are refused.
  */

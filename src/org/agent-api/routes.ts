@@ -1,7 +1,7 @@
 /**
  * The agent API (DESIGN 4.5): where an agent reports on work it was delivered, under the delivery's
  * `callback.url` (`{ORG_PUBLIC_URL}/agent-api/operations/:operation_id`), authenticated by the delivery's
- * `callback.token` as a bearer token (callback-tokens.ts).
+ * `callback.token` as a bearer token (delivery/callback-tokens.ts).
  *
  * Order of refusals: no valid token for this operation 401 (before the body is read) → malformed body 400 →
  * the operation already ended 409 `invalid_state`.
@@ -177,7 +177,7 @@ function current(request: FastifyRequest): OperationRow {
   return operation;
 }
 
-/** A report on work that ended is refused, naming how it ended (the grace period of callback-tokens.ts). */
+/** A report on work that ended is refused, naming how it ended (the grace period of delivery/callback-tokens.ts). */
 function stillRunning(operation: OperationRow): OperationRow {
   if (SETTLED_STATUSES.includes(operation.status)) {
     throw orgErrors.invalidState(`the operation is ${operation.status}, so it takes no more reports`, { status: operation.status });

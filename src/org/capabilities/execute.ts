@@ -6,7 +6,7 @@
  * 1. the input is checked against the capability's JSON Schema (an error, not a verdict: input-schema.ts);
  * 2. the operation's runner loads the gate's inputs, asks `decide()` and stores the verdict with them;
  * 3. `allow` charges the agent's budget and runs the connector; `require_approval` opens a decision and
- *    pauses the operation (decisions.ts); `deny` fails it with `denied_by_rule`;
+ *    pauses the operation (decisions/resolve.ts); `deny` fails it with `denied_by_rule`;
  * 4. once a person approves, the runner runs again: it checks the hard denies once more and runs exactly
  *    the action the decision was bound to.
  */
@@ -106,7 +106,7 @@ async function runCapability(ctx: OrgContext, operation: OperationOf<{ capabilit
 }
 
 /**
- * A runner runs again after a crash (operations.ts), so the cost is charged with a mark on the operation, in
+ * A runner runs again after a crash (operations/operations.ts), so the cost is charged with a mark on the operation, in
  * one statement (the mark and the charge happen together or not at all): the agent pays for an operation once.
  * A person's approval overrides the budget, so this charge has no limit.
  */

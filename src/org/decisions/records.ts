@@ -34,7 +34,7 @@ export const decisionRecord = z.object({
   requested_at: z.string(),
   expires_at: z.string(),
   resolved_at: z.string().optional(),
-  /** Who approved or denied it, and where (operations.ts `resolvedByRecord`). */
+  /** Who approved or denied it, and where (operations/operations.ts `resolvedByRecord`). */
   resolved_by: resolvedByRecord.optional(),
   note: z.string().optional(),
 });
@@ -43,7 +43,7 @@ export type DecisionRecord = z.infer<typeof decisionRecord>;
 export const resolvedDecision = z.object({ decision: decisionRecord, operation: operationRecord });
 
 /**
- * The decisions a resolver may see and resolve: over agents they govern (rules.ts `mayGovern`), and never
+ * The decisions a resolver may see and resolve: over agents they govern (rules/records.ts `mayGovern`), and never
  * — through an MCP client — the actions that client asked for itself.
  */
 export async function decisionsFor(

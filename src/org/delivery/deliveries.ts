@@ -211,7 +211,7 @@ function deliveryBody(
   };
 }
 
-/** Where the agent reports on an operation (agent-api.ts). */
+/** Where the agent reports on an operation (agent-api/routes.ts). */
 export function callbackUrl(ctx: OrgContext, operationId: string): string {
   return `${ctx.config.publicUrl}/agent-api/operations/${operationId}`;
 }

@@ -1,7 +1,7 @@
 /**
  * DESIGN 4.4 step 1: "Hard denies: capability disabled, agent disabled or autonomy 0, input not valid
  * against the capability's input schema (that one is an error, not a verdict)." The input check is the
- * caller's (capabilities.ts validates before the gate runs); what remains is checked here.
+ * caller's (capabilities/execute.ts validates before the gate runs); what remains is checked here.
  */
 import type { GateInputs, StepOutcome } from './types.js';
 

@@ -1,6 +1,6 @@
 /**
  * The runtime gate (spec 5.1, DESIGN 4.4): decides every capability execution, whether a connected client
- * or an agent asks. Pure: the caller loads the inputs (capabilities.ts) and stores the verdict it returns
+ * or an agent asks. Pure: the caller loads the inputs (capabilities/gate-inputs.ts) and stores the verdict it returns
  * (a gate_verdicts row), so the same inputs always give the same verdict and a stored one can be replayed.
  *
  * The steps run in DESIGN's order. A step's `deny` ends the decision at once; otherwise the strictest

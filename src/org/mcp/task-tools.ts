@@ -1,4 +1,4 @@
-/** The task tools (DESIGN 4.3): create_task, list_tasks, get_task, answer_task, cancel_task, over org/tasks.ts. */
+/** The task tools (DESIGN 4.3): create_task, list_tasks, get_task, answer_task, cancel_task, over org/tasks/. */
 import { answerTaskInput, cancelTaskInput, createTaskInput, listTasksInput, taskIdInput, taskPage, taskRecord } from '../tasks/records.js';
 import { defineOrgTool, type OrgToolCall } from './tools.js';
 import { answerTask, listTasks, getTask, createTask, cancelTask } from '../tasks/person.js';

@@ -1,6 +1,6 @@
 /**
  * The organization file (DESIGN section 4.2): YAML declaring the organization, people, spaces, agents,
- * capabilities and standing rules. This module parses and validates it; `apply-org-file.ts` writes it.
+ * capabilities and standing rules. This module parses and validates it; `apply.ts` writes it.
  *
  * Secrets never appear in the file: it names environment variables (`password_env`, `secret_env`) that
  * are read when the file is applied (passwords) or when the secret is used (webhooks).

@@ -42,7 +42,7 @@ export async function replaceStandingRules(db: Queryable, rules: RuleInput[]): P
 
 /**
  * Every rule the gate weighs now, as two JSON lists to read in one statement with the gate's other inputs
- * (capabilities.ts): the file's rules in their order, then the learned ones neither revoked nor past their date.
+ * (capabilities/gate-inputs.ts): the file's rules in their order, then the learned ones neither revoked nor past their date.
  */
 export const gateRulesSql = {
   standing: sql`coalesce((

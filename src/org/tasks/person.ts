@@ -172,7 +172,7 @@ function openQuestionIn(spaceIds: readonly string[]) {
 
 async function checkAssignee(db: Queryable, agentId: string): Promise<void> {
   const [agent] = await db.select({ kind: agents.kind, status: agents.status }).from(agents).where(eq(agents.id, agentId));
-  // Connected clients are callers, not agents work is assigned to (agents.ts listReachableAgents).
+  // Connected clients are callers, not agents work is assigned to (agents/records.ts listReachableAgents).
   if (!agent || agent.kind === 'client') {
     throw orgErrors.invalidArgument('assignee_agent_id', 'no such agent: use an agent id from service_context agents');
   }
