@@ -34,7 +34,6 @@ export const progressEvent = z.object({
   percent: z.number().min(0).max(100).optional(),
 });
 
-/** The operation as tools show it (DESIGN 4.3 "Shapes"); also every work tool's `outputSchema`. */
 /**
  * Who resolved a decision: always a person, and where — `inbox` (the web page) or `client` (through that MCP
  * client); `unrecorded` for decisions resolved before this was kept. The record never says a person decided in
@@ -54,6 +53,7 @@ export function toResolvedBy(personId: string, name: string, via: string | null,
   return { person_id: personId, name, via: 'client', client: { id: via, name: clientName } };
 }
 
+/** The operation as tools show it (DESIGN 4.3 "Shapes"); also every work tool's `outputSchema`. */
 export const operationRecord = z.object({
   operation_id: z.string(),
   kind: z.enum(OPERATION_KINDS),
