@@ -62,7 +62,6 @@ export type ActivityEntry = z.infer<typeof activityEntry>;
 export const activityPage = z.object({ entries: z.array(activityEntry), next_cursor: z.string().nullable() });
 export type ActivityPage = z.infer<typeof activityPage>;
 
-
 /** REST reads the log oldest first; the MCP tool shows the newest first (DESIGN section 3). */
 export type ActivityOrder = 'oldest_first' | 'newest_first';
 

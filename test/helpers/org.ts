@@ -21,7 +21,6 @@ export interface TestOrg {
   close(): Promise<void>;
 }
 
-
 export interface StartOrgOptions extends OrgServiceOptions {
   config?: Partial<OrgConfig>;
   /** Share an existing database instead of a fresh one (for several processes on one PostgreSQL). */

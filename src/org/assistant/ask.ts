@@ -28,7 +28,6 @@ export const askInput = z
   .strict();
 export type AskInput = z.output<typeof askInput>;
 
-
 /** `ask` operations: the assistant answers the question from the person's spaces (or the one asked for). */
 export const askKind = defineOperationKind({
   kind: 'ask',

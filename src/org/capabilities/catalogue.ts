@@ -12,10 +12,6 @@ import { newId } from '../ids.js';
 import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../../platform/upsert.js';
 import { agents, capabilities, type ConnectorJson } from '../schema.js';
 
-
-
-
-
 export interface CapabilityInput {
   key: string;
   name: string;

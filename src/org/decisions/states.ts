@@ -23,7 +23,6 @@ export const DECISION_TRANSITIONS = {
   expire: { from: ['pending'], to: 'expired', when: 'after_expiry' },
 } as const satisfies Record<string, DecisionTransition>;
 
-
 export type DecisionRow = typeof decisions.$inferSelect;
 
 export async function findDecision(db: Queryable, id: string): Promise<DecisionRow | undefined> {

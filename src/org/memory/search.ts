@@ -22,7 +22,6 @@ import { orgErrors } from '../errors.js';
 import { memoryItems } from '../schema.js';
 import { type MemoryItemWithHistory, itemColumns, searchMemoryInput, type MemoryCaller, type MemoryPage, type SearchMemoryInput, toMemoryItem } from './records.js';
 
-
 /** The item and every version of it, newest first; an item outside the caller's spaces is `not_found`. */
 export async function getMemory(db: Queryable, memoryId: string, caller: MemoryCaller): Promise<MemoryItemWithHistory> {
   const [row] = await db.select(itemColumns).from(memoryItems).where(eq(memoryItems.id, memoryId));

@@ -7,7 +7,6 @@ import { newId } from '../ids.js';
 import { agents, memoryItems, people } from '../schema.js';
 import { itemColumns, type MemoryRecorder, type RecordMemoryInput, type MemoryCaller, type MemoryItem, toMemoryItem } from './records.js';
 
-
 /**
  * Records a new item, or a new version of a current one (`supersedes`). Run it in one transaction (the tool
  * registry's): the superseded item is claimed first with a conditional UPDATE, so of two versions racing to

@@ -1,15 +1,12 @@
 /** A task as its assigned agent sees and moves it (the delivery and the agent API): each move in the caller's transaction, refused as tasks/states.ts says. */
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
-
-
 import { orgErrors } from '../errors.js';
 import { newId } from '../ids.js';
 import { type OperationError } from '../operations/operations.js';
 import { taskQuestions, tasks } from '../schema.js';
 import { moveTask } from './states.js';
 import { addEvent, quote, recordMove, getTaskRecord, type TaskRecord } from './records.js';
-
 
 /** The task as its assigned agent sees it; `not_found` for any other agent. */
 export async function getTaskForAgent(db: Queryable, taskId: string, agentId: string): Promise<TaskRecord> {

@@ -15,7 +15,6 @@ import { deliverTask } from './runs.js';
 import { taskAnswerJob } from './records.js';
 import { keysetPage } from '../../platform/paging.js';
 
-
 /**
  * Creates a task in `input.space_id` (the caller's space: the tool registry checks it). An assignee must be
  * an active agent of the organization (one service_context lists); an assigned task without a schedule is
@@ -168,7 +167,6 @@ export async function countOpenTaskQuestions(db: Queryable, spaceIds: readonly s
 function openQuestionIn(spaceIds: readonly string[]) {
   return and(isNull(taskQuestions.answer), inArray(tasks.spaceId, [...spaceIds]), inArray(tasks.status, ['open', 'in_progress', 'waiting']));
 }
-
 
 async function checkAssignee(db: Queryable, agentId: string): Promise<void> {
   const [agent] = await db.select({ kind: agents.kind, status: agents.status }).from(agents).where(eq(agents.id, agentId));

@@ -13,7 +13,6 @@ import { addEvent, taskOperationInput } from './records.js';
 import { periodicJob } from '../../platform/periodic-jobs.js';
 import { startOperation } from '../operations/operations.js';
 
-
 export const TASK_RUNS_JOB = 'org.task-runs';
 /** How often due runs are looked for: a run fires at most this late. */
 export const TASK_RUNS_EVERY_SECONDS = 10;
@@ -28,7 +27,6 @@ export function taskRunsJob(ctx: OrgContext): JobHandler {
     if (fired > 0) ctx.log.info({ fired }, 'scheduled task runs fired');
   });
 }
-
 
 /**
  * Fires every run due at `now` (default: the clock), each once however many processes call this at the same

@@ -2,16 +2,9 @@
 import { and, desc, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
-
 import { toIso } from '../../platform/time.js';
-
-
-
-
-
 import { tasks } from '../schema.js';
 import { taskActor, type TaskRecord } from './records.js';
-
 
 export interface TaskHit {
   id: string;

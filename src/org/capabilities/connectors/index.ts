@@ -14,7 +14,6 @@ import { type ConnectorCall } from './call.js';
 
 export type Connector = ConnectorJson;
 
-
 export function runConnector(ctx: OrgContext, connector: Connector, call: ConnectorCall): Promise<RunnerOutcome> {
   return connector.kind === 'webhook' ? runWebhook(connector, call) : runContentAction(ctx, connector, call);
 }
