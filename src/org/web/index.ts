@@ -19,7 +19,8 @@ import { registerConsentPage } from './consent.js';
 import { registerInboxPage } from './inbox.js';
 import { registerOutcomePage } from './outcome.js';
 import { registerRulesPage } from './rules.js';
-import { html, STYLE_HASH } from './html.js';
+import { html } from './html.js';
+import { registerAssets } from './assets.js';
 import { sendPage, type WebContext } from './respond.js';
 import { registerSignInPages } from './signin.js';
 import { registerHomePage } from './home.js';
@@ -33,6 +34,7 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
   const csrfKey = await loadSharedSecret(ctx.db, 'web-csrf-key');
   const web: WebContext = { ctx, csrfKey };
 
+  await registerAssets(app);
   await app.register(async (scope) => {
     await scope.register(cookie, { secret: cookieKey });
     if (!scope.hasContentTypeParser('application/x-www-form-urlencoded')) await scope.register(formbody);
@@ -41,7 +43,9 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
         useDefaults: false,
         directives: {
           defaultSrc: ["'none'"],
-          styleSrc: [STYLE_HASH],
+          styleSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          connectSrc: ["'self'"],
           imgSrc: ["'self'"],
           baseUri: ["'none'"],
           frameAncestors: ["'none'"],

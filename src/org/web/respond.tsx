@@ -2,7 +2,9 @@
 import type { FastifyReply } from 'fastify';
 import type { OrgContext } from '../context.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
-import { html, page, type SafeHtml } from './html.js';
+import type { ComponentChildren } from 'preact';
+import { html, SafeHtml } from './html.js';
+import { renderPage, type SignedIn } from './layout.js';
 import type { Session } from './sessions.js';
 import { countOpenTaskQuestions } from '../tasks/person.js';
 import { countPendingDecisions } from '../decisions/records.js';
@@ -17,10 +19,12 @@ export function sendPage(
   reply: FastifyReply,
   status: number,
   title: string,
-  body: SafeHtml,
-  signedIn?: { name: string; csrf: string; pending?: number },
+  body: SafeHtml | ComponentChildren,
+  signedIn?: SignedIn,
 ): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').send(page({ title, body, signedIn }));
+  // A page still written with the old `html` template arrives as SafeHtml, already escaped.
+  const children = body instanceof SafeHtml ? <div dangerouslySetInnerHTML={{ __html: body.value }} /> : body;
+  return reply.code(status).type('text/html; charset=utf-8').send(renderPage({ title, signedIn, children }));
 }
 
 /** A form field as a single string; repeated or missing fields count as missing. */
@@ -58,10 +62,11 @@ export async function sendPersonalPage(
   session: Session,
   csrf: string,
   title: string,
-  body: SafeHtml,
+  body: SafeHtml | ComponentChildren,
+  current?: string,
 ): Promise<FastifyReply> {
   const { db } = web.ctx;
   const questions = await countOpenTaskQuestions(db, await listSpaceIdsOfPerson(db, session.person.id));
   const pending = (await countPendingDecisions(db, session.person)) + questions;
-  return sendPage(reply, 200, title, body, { name: session.person.name, csrf, pending });
+  return sendPage(reply, 200, title, body, { name: session.person.name, csrf, pending, current });
 }
