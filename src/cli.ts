@@ -1,6 +1,6 @@
 /**
  * Entry point: `atrium serve [--only org|content]`, `atrium migrate`, `atrium org apply FILE|schema`,
- * `atrium people set-password EMAIL`, `atrium demo`,
+ * `atrium people set-password EMAIL`, `atrium activity verify`, `atrium demo`,
  * `atrium help [COMMAND]`, `atrium --version`. Mistakes are reported in one line (cli/errors.ts). The services are
  * imported only by the commands that run them, so help and version answer at once.
  */
@@ -70,6 +70,16 @@ async function main(argv: string[]): Promise<void> {
       Object.assign(context, { service: 'org', phase: 'database' });
       const { runSetPassword } = await import('./org/commands.js');
       return void console.log(await runSetPassword(config.org, email, password));
+    }
+    case 'activity': {
+      const [subcommand, ...extra] = rest;
+      if (subcommand !== 'verify' || extra.length) throw new UsageError('usage: atrium activity verify (see atrium help activity)');
+      Object.assign(context, { service: 'org', phase: 'database' });
+      const { runActivityVerify } = await import('./org/commands.js');
+      const { ok, text } = await runActivityVerify(config.org);
+      console.log(text);
+      if (!ok) process.exitCode = 1;
+      return;
     }
     case 'demo':
       return (await import('./cli/demo.js')).runDemo(config.content);

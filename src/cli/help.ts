@@ -50,6 +50,16 @@ export const COMMANDS = {
       '`printf %s "$NEW_PASSWORD" | npx atrium people set-password EMAIL`. With the embedded database, stop the org service first. ' +
       'A signed-in person can also change their own password on /account.',
   },
+  activity: {
+    synopsis: 'atrium activity verify',
+    summary: "check the organization's activity log: every entry against its hash and the one before it",
+    options: [HELP],
+    environment: DATABASE_VARIABLES.filter((name) => name !== 'CONTENT_DATABASE_URL'),
+    notes:
+      'Prints the number of entries and the chain\'s head (its last position and hash: keep it to notice a deleted tail later) and ' +
+      'exits 0 when the chain is intact; otherwise names each changed or deleted entry and exits 1. With the embedded database, ' +
+      'stop the org service first.',
+  },
   demo: {
     synopsis: 'atrium demo',
     summary: 'fill a running content service with example posts, a changelog entry and roadmap items, and exit',

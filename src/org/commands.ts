@@ -1,10 +1,12 @@
 /**
  * `atrium org apply FILE`: applies an organization file to the org database and says what changed, naming each record.
  * `atrium people set-password EMAIL`: sets a person's password and signs out their web sessions.
+ * `atrium activity verify`: checks the activity log's hash chain and names every entry changed or deleted.
  */
 import { passwordRule, type OrgConfig } from '../config.js';
 import { UsageError } from '../cli/errors.js';
 import { openDatabase } from '../platform/database.js';
+import { verifyActivity } from './activity/chain.js';
 import { applyOrgFile, type ApplyReport } from './org-file/apply.js';
 import { readOrgFile } from './org-file/schema.js';
 import { findPersonByEmail, setPassword } from './people/records.js';
@@ -45,4 +47,18 @@ export async function runSetPassword(config: OrgConfig, email: string, password:
 /** "2 created (ada@example.com, bob@example.com)", or "0 created". */
 function named(names: string[], outcome: string): string {
   return `${names.length} ${outcome}${names.length ? ` (${names.join(', ')})` : ''}`;
+}
+
+/** The chain's report for a terminal; `ok` is false when any entry was changed or deleted. */
+export async function runActivityVerify(config: OrgConfig): Promise<{ ok: boolean; text: string }> {
+  const database = await openDatabase(config.database);
+  try {
+    const report = await verifyActivity(database.db);
+    const head = report.head ? `; head: position ${report.head.position}, hash ${report.head.hash}` : '';
+    if (report.problems.length === 0) return { ok: true, text: `activity log intact: ${report.entries} entries${head}` };
+    const lines = report.problems.map((problem) => `  position ${problem.position}: ${problem.problem}`);
+    return { ok: false, text: [`activity log TAMPERED: ${report.problems.length} problem(s) in ${report.entries} entries${head}`, ...lines].join('\n') };
+  } finally {
+    await database.close();
+  }
 }

@@ -6,7 +6,7 @@
  * Everything lives in the database so any process can serve any request (DESIGN section 6).
  */
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, customType, doublePrecision, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, index } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, customType, doublePrecision, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, index } from 'drizzle-orm/pg-core';
 
 /**
  * The shapes the JSON columns hold (STYLE: "JSON columns carry their type"). They are declared here, with the
@@ -173,6 +173,8 @@ export const operations = pgTable(
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'string' }),
     /** When a capability operation's cost was charged to its agent: once, however often its runner runs. */
     chargedAt: timestamp('charged_at', { withTimezone: true, mode: 'string' }),
+    /** The W3C trace context of the request that started it, passed on to its deliveries and connector calls. */
+    traceparent: text('traceparent'),
   },
   (table) => [index('operations_person_idx').on(table.personId, table.createdAt)],
 );
@@ -467,4 +469,52 @@ export const callbackTokens = pgTable(
     createdAt: createdAt(),
   },
   (table) => [index('callback_tokens_operation_idx').on(table.operationId)],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// The activity log: the organization's audit log (DESIGN 4.6, activity/)
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * One thing that changed or was decided, written in the transaction of the change it records and never
+ * updated afterwards except once, to seal it into the hash chain (activity/chain.ts): `position` counts the
+ * chain from 1, `hash` is SHA-256 over the entry's content and `prev_hash`, the hash of the entry before it.
+ */
+export const orgActivity = pgTable(
+  'org_activity',
+  {
+    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    at: timestamp('at', { withTimezone: true, mode: 'string' }).notNull(),
+    /** What happened, as `<thing>.<event>`: `operation.started`, `gate.verdict`, `decision.resolved`, … */
+    kind: text('kind').notNull(),
+    /** One line for people. */
+    summary: text('summary').notNull(),
+    spaceId: text('space_id'),
+    /** The person who did it, or on whose behalf it was done. */
+    personId: text('person_id'),
+    /** The OAuth client it came through; null for the web pages and the organization's own work. */
+    clientId: text('client_id'),
+    agentId: text('agent_id'),
+    capabilityId: text('capability_id'),
+    operationId: text('operation_id'),
+    /** The record it concerns (a memory item, a task, a decision, …), when there is one. */
+    subject: text('subject'),
+    details: jsonb('details').$type<JsonObject>().notNull(),
+    /** The W3C trace context the causing request carried. */
+    traceparent: text('traceparent'),
+    position: bigint('position', { mode: 'number' }),
+    prevHash: text('prev_hash'),
+    hash: text('hash'),
+  },
+  (table) => [
+    uniqueIndex('org_activity_position_idx').on(table.position),
+    index('org_activity_unsealed_idx').on(table.seq).where(sql`hash IS NULL`),
+    index('org_activity_space_idx').on(table.spaceId, table.seq),
+    index('org_activity_person_idx').on(table.personId, table.seq),
+    index('org_activity_agent_idx').on(table.agentId, table.seq),
+    index('org_activity_kind_idx').on(table.kind, table.seq),
+    index('org_activity_capability_idx').on(table.capabilityId, table.seq),
+    index('org_activity_operation_idx').on(table.operationId, table.seq),
+    index('org_activity_at_idx').on(table.at),
+  ],
 );

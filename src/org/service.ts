@@ -10,6 +10,7 @@ import { openDatabase, ping, type Database } from '../platform/database.js';
 import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
 import { startJobWorker, type JobWorker } from '../platform/jobs.js';
 import { registerAuthRoutes } from '../auth/index.js';
+import { startActivitySealer } from './activity/chain.js';
 import { bootstrapOrganization } from './bootstrap.js';
 import { registerAgentApi } from './agent-api/routes.js';
 import { deliveryJobHandlers, taskAnswerHandlers } from './delivery/deliveries.js';
@@ -76,6 +77,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
     leaseSeconds: options.jobLeaseSeconds,
   });
   ctx.jobs = worker;
+  const sealer = startActivitySealer(database.db, (error) => app.log.warn({ err: error }, 'sealing the activity log failed; retrying'));
 
   // Every org answer is about a person or their credentials: none may be stored by any cache (RFC 9111
   // §5.2.2.5). Only the public metadata and JWKS routes set a lifetime of their own.
@@ -99,6 +101,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
 
   app.addHook('onClose', async () => {
     await worker.stop();
+    await sealer.stop();
     await watch.close();
     await database.close();
   });

@@ -1,0 +1,29 @@
+CREATE TABLE "org_activity" (
+	"seq" bigserial PRIMARY KEY NOT NULL,
+	"at" timestamp with time zone NOT NULL,
+	"kind" text NOT NULL,
+	"summary" text NOT NULL,
+	"space_id" text,
+	"person_id" text,
+	"client_id" text,
+	"agent_id" text,
+	"capability_id" text,
+	"operation_id" text,
+	"subject" text,
+	"details" jsonb NOT NULL,
+	"traceparent" text,
+	"position" bigint,
+	"prev_hash" text,
+	"hash" text
+);
+--> statement-breakpoint
+ALTER TABLE "operations" ADD COLUMN "traceparent" text;--> statement-breakpoint
+CREATE UNIQUE INDEX "org_activity_position_idx" ON "org_activity" USING btree ("position");--> statement-breakpoint
+CREATE INDEX "org_activity_unsealed_idx" ON "org_activity" USING btree ("seq") WHERE hash IS NULL;--> statement-breakpoint
+CREATE INDEX "org_activity_space_idx" ON "org_activity" USING btree ("space_id","seq");--> statement-breakpoint
+CREATE INDEX "org_activity_person_idx" ON "org_activity" USING btree ("person_id","seq");--> statement-breakpoint
+CREATE INDEX "org_activity_agent_idx" ON "org_activity" USING btree ("agent_id","seq");--> statement-breakpoint
+CREATE INDEX "org_activity_kind_idx" ON "org_activity" USING btree ("kind","seq");--> statement-breakpoint
+CREATE INDEX "org_activity_capability_idx" ON "org_activity" USING btree ("capability_id","seq");--> statement-breakpoint
+CREATE INDEX "org_activity_operation_idx" ON "org_activity" USING btree ("operation_id","seq");--> statement-breakpoint
+CREATE INDEX "org_activity_at_idx" ON "org_activity" USING btree ("at");
