@@ -4,7 +4,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { issueCsrfToken } from './csrf.js';
-import { html } from './html.js';
 import { sendPage, sendPersonalPage, type WebContext } from './respond.js';
 import { currentSession } from './sessions.js';
 
@@ -22,17 +21,38 @@ export function registerHomePage(app: FastifyInstance, web: WebContext): void {
   app.get('/', async (request, reply) => {
     const session = await currentSession(ctx, request);
     const available = PAGES.filter((entry) => app.hasRoute({ method: 'GET', url: entry.path }));
-    const links = (entries: typeof PAGES) =>
-      html`<ul>${entries.map((entry) => html`<li><a href="${entry.path}">${entry.name}</a>: ${entry.about}</li>`)}</ul>`;
     if (!session) {
-      const body = html`<h1>Atrium</h1>
-<p>This is the organization server where people and AI agents work together.</p>
-<p><a href="/signin">Sign in</a> to see what waits for you and which applications you connected.</p>
-${links(available.filter((entry) => entry.path === '/connect' || entry.path === '/docs'))}`;
+      const body = (
+        <>
+          <h1>Atrium</h1>
+          <p>This is the organization server where people and AI agents work together.</p>
+          <p>
+            <a href="/signin">Sign in</a> to see what waits for you and which applications you connected.
+          </p>
+          <PageList pages={available.filter((entry) => entry.path === '/connect' || entry.path === '/docs')} />
+        </>
+      );
       return sendPage(reply, 200, 'Welcome', body);
     }
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
-    const body = html`<h1>Hello, ${session.person.name}</h1>${links(available)}`;
-    return sendPersonalPage(web, reply, session, csrf, 'Home', body);
+    const body = (
+      <>
+        <h1>Hello, {session.person.name}</h1>
+        <PageList pages={available} />
+      </>
+    );
+    return sendPersonalPage(web, reply, session, csrf, 'Home', body, '/');
   });
+}
+
+function PageList({ pages }: { pages: typeof PAGES }) {
+  return (
+    <ul>
+      {pages.map((entry) => (
+        <li key={entry.path}>
+          <a href={entry.path}>{entry.name}</a>: {entry.about}
+        </li>
+      ))}
+    </ul>
+  );
 }

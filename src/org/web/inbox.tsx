@@ -13,12 +13,12 @@ import type { ResolvedByRecord } from '../operations/operations.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
 import { answerTaskInput } from '../tasks/records.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
-import { formatTime, html } from './html.js';
+import { formatTime } from './format.js';
 import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
-import { listOpenTaskQuestions, answerTask } from '../tasks/person.js';
-import { decisionsFor, type DecisionContext, decisionContexts } from '../decisions/records.js';
+import { answerTask, listOpenTaskQuestions, type OpenTaskQuestion } from '../tasks/person.js';
+import { decisionContexts, decisionsFor, type DecisionContext, type DecisionRecord } from '../decisions/records.js';
 
 const DONE: Record<string, string> = {
   answered: 'Answered: the agent receives your answer.',
@@ -40,71 +40,8 @@ export function registerInboxPage(app: FastifyInstance, web: WebContext): void {
     const spaceIds = await listSpaceIdsOfPerson(ctx.db, session.person.id);
     const questions = await listOpenTaskQuestions(ctx.db, spaceIds);
 
-    const body = html`<h1>Inbox</h1>
-${done ? html`<p role="status">${done}</p>` : ''}
-<h2>Decisions awaiting you</h2>
-${pending.length
-  ? pending.map(
-      (decision) => html`<section aria-label="Decision ${decision.action.capability_name}">
-<h3>${decision.action.capability_name}</h3>
-<dl>
-<dt>Capability</dt><dd>${decision.action.capability_key}</dd>
-<dt>Agent</dt><dd>${decision.agent.name}</dd>
-${askedBy(contexts.get(decision.id), decision.requested_at)}
-<dt>Risk</dt><dd>${decision.risk}</dd>
-<dt>Why it paused</dt><dd><ul>${decision.reasons.map((reason) => html`<li>${reason}</li>`)}</ul></dd>
-<dt>Arguments</dt><dd><pre>${JSON.stringify(decision.action.input, null, 2)}</pre></dd>
-<dt>Expires</dt><dd>${formatTime(decision.expires_at)}</dd>
-</dl>
-<form method="post" action="/inbox/resolve">
-<input type="hidden" name="csrf" value="${csrf}">
-<input type="hidden" name="decision_id" value="${decision.id}">
-<label for="note-${decision.id}">Note (optional)</label>
-<textarea id="note-${decision.id}" name="note" rows="2" maxlength="2000"></textarea>
-<p><input type="checkbox" id="remember-${decision.id}" name="remember" value="1"> <label class="inline" for="remember-${decision.id}">Remember: let ${decision.agent.name} do this without asking again</label></p>
-<p><input type="checkbox" id="same-${decision.id}" name="same_input" value="1"> <label class="inline" for="same-${decision.id}">Only with these exact arguments</label></p>
-<label for="until-${decision.id}">Remember until (optional)</label>
-<input type="date" id="until-${decision.id}" name="remember_until">
-<div class="actions">
-<button type="submit" name="outcome" value="approve">Approve</button>
-<button type="submit" name="outcome" value="deny">Deny</button>
-</div>
-</form>
-</section>`,
-    )
-  : html`<p>Nothing is waiting for you.</p>`}
-<h2>Questions from agents</h2>
-${questions.length
-  ? questions.map(
-      ({ task_id, task_title, question }) => html`<section aria-label="Question on ${task_title}">
-<h3>${task_title}</h3>
-<p>${question.text}</p>
-<form method="post" action="/inbox/answer">
-<input type="hidden" name="csrf" value="${csrf}">
-<input type="hidden" name="task_id" value="${task_id}">
-<input type="hidden" name="question_id" value="${question.id}">
-<label for="answer-${question.id}">Your answer</label>
-<textarea id="answer-${question.id}" name="answer" rows="3" maxlength="10000" required></textarea>
-<button type="submit">Answer</button>
-</form>
-</section>`,
-    )
-  : html`<p>No open questions.</p>`}
-<h2>Recently resolved</h2>
-${recent.length
-  ? html`<table class="stack">
-<thead><tr><th scope="col">Action</th><th scope="col">Outcome</th><th scope="col">Resolved by</th><th scope="col">When</th></tr></thead>
-<tbody>${recent.map(
-      (decision) => html`<tr>
-<th scope="row"><a href="/inbox/decisions/${decision.id}">${decision.action.capability_name}</a></th>
-<td data-label="Outcome">${decision.status}</td>
-<td data-label="Resolved by">${decision.resolved_by ? describeResolver(decision.resolved_by) : 'nobody (it expired)'}</td>
-<td data-label="When">${formatTime(decision.resolved_at ?? decision.expires_at)}</td>
-</tr>`,
-    )}</tbody>
-</table>`
-  : html`<p>Nothing resolved yet.</p>`}`;
-    return sendPersonalPage(web, reply, session, csrf, 'Inbox', body);
+    const body = <Inbox pending={pending} contexts={contexts} questions={questions} recent={recent} done={done} csrf={csrf} />;
+    return sendPersonalPage(web, reply, session, csrf, 'Inbox', body, '/inbox');
   });
 
   app.post('/inbox/resolve', async (request, reply) => {
@@ -155,13 +92,160 @@ export function describeResolver(by: ResolvedByRecord): string {
   return `${by.name}, through an MCP client`;
 }
 
+interface InboxProps {
+  pending: DecisionRecord[];
+  contexts: Map<string, DecisionContext>;
+  questions: OpenTaskQuestion[];
+  recent: DecisionRecord[];
+  done?: string;
+  csrf: string;
+}
+
+function Inbox({ pending, contexts, questions, recent, done, csrf }: InboxProps) {
+  return (
+    <>
+      <h1>Inbox</h1>
+      {done ? <p role="status">{done}</p> : null}
+      <h2>Decisions awaiting you</h2>
+      {pending.length ? (
+        pending.map((decision) => <PendingDecision key={decision.id} decision={decision} context={contexts.get(decision.id)} csrf={csrf} />)
+      ) : (
+        <p>Nothing is waiting for you.</p>
+      )}
+      <h2>Questions from agents</h2>
+      {questions.length ? questions.map((question) => <OpenQuestion key={question.question.id} open={question} csrf={csrf} />) : <p>No open questions.</p>}
+      <h2>Recently resolved</h2>
+      {recent.length ? <RecentlyResolved decisions={recent} /> : <p>Nothing resolved yet.</p>}
+    </>
+  );
+}
+
+function PendingDecision({ decision, context, csrf }: { decision: DecisionRecord; context?: DecisionContext; csrf: string }) {
+  const id = decision.id;
+  return (
+    <section class="card" aria-label={`Decision ${decision.action.capability_name}`}>
+      <h3>{decision.action.capability_name}</h3>
+      <dl class="facts">
+        <dt>Capability</dt>
+        <dd>{decision.action.capability_key}</dd>
+        <dt>Agent</dt>
+        <dd>{decision.agent.name}</dd>
+        {context ? <AskedBy context={context} requestedAt={decision.requested_at} /> : null}
+        <dt>Risk</dt>
+        <dd>
+          <span class={`badge ${decision.risk}`}>{decision.risk}</span>
+        </dd>
+        <dt>Why it paused</dt>
+        <dd>
+          <ul>
+            {decision.reasons.map((reason, index) => (
+              <li key={index}>{reason}</li>
+            ))}
+          </ul>
+        </dd>
+        <dt>Arguments</dt>
+        <dd>
+          <pre>{JSON.stringify(decision.action.input, null, 2)}</pre>
+        </dd>
+        <dt>Expires</dt>
+        <dd>{formatTime(decision.expires_at)}</dd>
+      </dl>
+      <form method="post" action="/inbox/resolve">
+        <input type="hidden" name="csrf" value={csrf} />
+        <input type="hidden" name="decision_id" value={id} />
+        <label for={`note-${id}`}>Note (optional)</label>
+        <textarea id={`note-${id}`} name="note" rows={2} maxlength={2000} />
+        <p>
+          <input type="checkbox" id={`remember-${id}`} name="remember" value="1" />{' '}
+          <label class="inline" for={`remember-${id}`}>
+            Remember: let {decision.agent.name} do this without asking again
+          </label>
+        </p>
+        <p>
+          <input type="checkbox" id={`same-${id}`} name="same_input" value="1" />{' '}
+          <label class="inline" for={`same-${id}`}>
+            Only with these exact arguments
+          </label>
+        </p>
+        <label for={`until-${id}`}>Remember until (optional)</label>
+        <input type="date" id={`until-${id}`} name="remember_until" />
+        <div class="actions">
+          <button type="submit" name="outcome" value="approve">
+            Approve
+          </button>
+          <button type="submit" name="outcome" value="deny" class="secondary">
+            Deny
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
 /** Who asked and when, what it costs against the agent's budget, and where the action goes. */
-function askedBy(context: DecisionContext | undefined, requestedAt: string) {
-  if (!context) return '';
+function AskedBy({ context, requestedAt }: { context: DecisionContext; requestedAt: string }) {
   const who = context.askedBy ? `${context.askedBy.name} (${context.askedBy.email})` : 'a person no longer in the organization';
   const through = context.client ? `through the client ${context.client.name ?? 'without a name'} (client id ${context.client.id})` : 'through the agent API';
   const remaining = context.budget === null ? 'no monthly budget' : `${Math.max(context.budget - context.used, 0)} of ${context.budget} units left this month`;
-  return html`<dt>Asked by</dt><dd>${who}, ${through}, ${formatTime(requestedAt)}</dd>
-<dt>Cost</dt><dd>${context.cost} units (${remaining})</dd>
-<dt>Sends to</dt><dd><code>${context.destination}</code></dd>`;
+  return (
+    <>
+      <dt>Asked by</dt>
+      <dd>{`${who}, ${through}, ${formatTime(requestedAt)}`}</dd>
+      <dt>Cost</dt>
+      <dd>{`${context.cost} units (${remaining})`}</dd>
+      <dt>Sends to</dt>
+      <dd>
+        <code>{context.destination}</code>
+      </dd>
+    </>
+  );
+}
+
+function OpenQuestion({ open, csrf }: { open: OpenTaskQuestion; csrf: string }) {
+  const { task_id, task_title, question } = open;
+  return (
+    <section class="card" aria-label={`Question on ${task_title}`}>
+      <h3>{task_title}</h3>
+      <p>{question.text}</p>
+      <form method="post" action="/inbox/answer">
+        <input type="hidden" name="csrf" value={csrf} />
+        <input type="hidden" name="task_id" value={task_id} />
+        <input type="hidden" name="question_id" value={question.id} />
+        <label for={`answer-${question.id}`}>Your answer</label>
+        <textarea id={`answer-${question.id}`} name="answer" rows={3} maxlength={10000} required />
+        <div class="actions">
+          <button type="submit">Answer</button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function RecentlyResolved({ decisions }: { decisions: DecisionRecord[] }) {
+  return (
+    <table class="stack">
+      <thead>
+        <tr>
+          <th scope="col">Action</th>
+          <th scope="col">Outcome</th>
+          <th scope="col">Resolved by</th>
+          <th scope="col">When</th>
+        </tr>
+      </thead>
+      <tbody>
+        {decisions.map((decision) => (
+          <tr key={decision.id}>
+            <th scope="row">
+              <a href={`/inbox/decisions/${decision.id}`}>{decision.action.capability_name}</a>
+            </th>
+            <td data-label="Outcome">
+              <span class={`badge ${decision.status}`}>{decision.status}</span>
+            </td>
+            <td data-label="Resolved by">{decision.resolved_by ? describeResolver(decision.resolved_by) : 'nobody (it expired)'}</td>
+            <td data-label="When">{formatTime(decision.resolved_at ?? decision.expires_at)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
 }

@@ -19,14 +19,12 @@ import { registerConsentPage } from './consent.js';
 import { registerInboxPage } from './inbox.js';
 import { registerOutcomePage } from './outcome.js';
 import { registerRulesPage } from './rules.js';
-import { html } from './html.js';
 import { registerAssets } from './assets.js';
 import { sendPage, type WebContext } from './respond.js';
 import { registerSignInPages } from './signin.js';
 import { registerHomePage } from './home.js';
 import { registerToolsPage } from './tools-page.js';
 import type { OrgToolDefinition } from '../mcp/tools.js';
-
 
 /** `tools`: the org MCP tools the service serves, listed on `/docs`. */
 export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: readonly OrgToolDefinition[]): Promise<void> {
@@ -61,7 +59,15 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     });
     scope.setErrorHandler((error, request, reply) => {
       const appError = toAppError(error, request);
-      return sendPage(reply, appError.status, 'Something went wrong', html`<h1>Something went wrong</h1><p>${appError.message}</p>`);
+      return sendPage(
+        reply,
+        appError.status,
+        'Something went wrong',
+        <>
+          <h1>Something went wrong</h1>
+          <p>{appError.message}</p>
+        </>,
+      );
     });
 
     registerSignInPages(scope, web);

@@ -4,9 +4,9 @@
  * file's own rules are not listed here: they change with the file.
  */
 import type { FastifyInstance } from 'fastify';
-import { listLearnedRules, revokeLearnedRule } from '../rules/records.js';
+import { listLearnedRules, revokeLearnedRule, type LearnedRuleRecord } from '../rules/records.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
-import { formatTime, html } from './html.js';
+import { formatTime } from './format.js';
 import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
@@ -19,29 +19,7 @@ export function registerRulesPage(app: FastifyInstance, web: WebContext): void {
     if (!session) return reply.redirect(signInUrl('/rules'), 303);
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
     const rules = await listLearnedRules(ctx.db, session.person);
-    const body = html`<h1>Learned rules</h1>
-<p>Approving a decision with "remember" lets that agent run that capability without asking again. Revoke a rule to be asked again.</p>
-${rules.length
-  ? html`<table>
-<thead><tr><th scope="col">Agent</th><th scope="col">Capability</th><th scope="col">Arguments</th><th scope="col">Until</th><th scope="col">Learned</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
-<tbody>
-${rules.map(
-  (rule) => html`<tr>
-<th scope="row">${rule.agent.name}</th>
-<td>${rule.capability.name}</td>
-<td>${rule.input === null ? 'any' : html`<pre>${JSON.stringify(rule.input, null, 2)}</pre>`}</td>
-<td>${rule.until ? formatTime(rule.until) : 'no end'}</td>
-<td>${formatTime(rule.created_at)}${rule.created_by ? html` by ${rule.created_by}` : ''}</td>
-<td><form method="post" action="/rules/revoke">
-<input type="hidden" name="csrf" value="${csrf}">
-<input type="hidden" name="rule_id" value="${rule.id}">
-<button type="submit" aria-label="Revoke: ${rule.agent.name} may ${rule.capability.name}">Revoke</button>
-</form></td>
-</tr>`,
-)}
-</tbody>
-</table>`
-  : html`<p>No learned rules.</p>`}`;
+    const body = <LearnedRules rules={rules} csrf={csrf} />;
     return sendPersonalPage(web, reply, session, csrf, 'Learned rules', body);
   });
 
@@ -53,4 +31,54 @@ ${rules.map(
     if (ruleId) await revokeLearnedRule(ctx.db, ruleId, session.person);
     return reply.redirect('/rules', 303);
   });
+}
+
+function LearnedRules({ rules, csrf }: { rules: LearnedRuleRecord[]; csrf: string }) {
+  return (
+    <>
+      <h1>Learned rules</h1>
+      <p>Approving a decision with "remember" lets that agent run that capability without asking again. Revoke a rule to be asked again.</p>
+      {rules.length ? (
+        <table class="stack">
+          <thead>
+            <tr>
+              <th scope="col">Agent</th>
+              <th scope="col">Capability</th>
+              <th scope="col">Arguments</th>
+              <th scope="col">Until</th>
+              <th scope="col">Learned</th>
+              <th scope="col">
+                <span class="visually-hidden">Action</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rules.map((rule) => (
+              <tr key={rule.id}>
+                <th scope="row">{rule.agent.name}</th>
+                <td data-label="Capability">{rule.capability.name}</td>
+                <td data-label="Arguments">{rule.input === null ? 'any' : <pre>{JSON.stringify(rule.input, null, 2)}</pre>}</td>
+                <td data-label="Until">{rule.until ? formatTime(rule.until) : 'no end'}</td>
+                <td data-label="Learned">
+                  {formatTime(rule.created_at)}
+                  {rule.created_by ? ` by ${rule.created_by}` : null}
+                </td>
+                <td>
+                  <form method="post" action="/rules/revoke">
+                    <input type="hidden" name="csrf" value={csrf} />
+                    <input type="hidden" name="rule_id" value={rule.id} />
+                    <button type="submit" aria-label={`Revoke: ${rule.agent.name} may ${rule.capability.name}`}>
+                      Revoke
+                    </button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p>No learned rules.</p>
+      )}
+    </>
+  );
 }
