@@ -94,6 +94,13 @@ export default defineConfig(
     },
   },
   {
+    // The pages' one script runs in the browser.
+    files: ['src/org/web/assets/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(['document', 'fetch', 'setInterval'].map((name) => [name, 'readonly'])),
+    },
+  },
+  {
     // Tests read arbitrary JSON bodies and protocol messages; `any` there is the honest type.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
