@@ -36,13 +36,18 @@ agents:
     await org?.close();
   });
 
-  it('lists the question with Answer, and answering it there answers the task', async () => {
+  /** A task assigned to the scribe, started, with one open question from it. */
+  async function askedTask(title: string, text: string) {
     const context = await owner.callOk('service_context');
     const scribe = context.agents.find((agent: { key: string }) => agent.key === 'scribe').id;
-    const task = await owner.callOk('create_task', { space_id: context.spaces[0].id, title: 'Plan the offsite', assignee_agent_id: scribe });
-    const ctx = org.service.ctx;
-    await startTask(ctx.db, task.id);
-    const questionId = await askTaskQuestion(ctx.db, task.id, { text: 'Which city?', askedBy: scribe });
+    const task = await owner.callOk('create_task', { space_id: context.spaces[0].id, title, assignee_agent_id: scribe });
+    await startTask(org.service.ctx.db, task.id);
+    const questionId = await askTaskQuestion(org.service.ctx.db, task.id, { text, askedBy: scribe });
+    return { context, task, questionId };
+  }
+
+  it('lists the question with Answer, and answering it there answers the task', async () => {
+    const { context, task, questionId } = await askedTask('Plan the offsite', 'Which city?');
 
     const browser = new Browserless(org.url);
     await browser.signIn(OWNER.email, OWNER.password);
@@ -68,5 +73,29 @@ agents:
     const emptied = (await browser.get('/inbox')).text;
     expect(emptied).toContain('No open questions.');
     expect(emptied).toContain('<span class="count" data-pending-count hidden>0<');
+  });
+
+  it('keeps the navigation count current through /inbox/count, and answers 401 JSON to someone not signed in', async () => {
+    const signedOut = await fetch(`${org.url}/inbox/count`);
+    expect(signedOut.status).toBe(401);
+    expect(signedOut.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await signedOut.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+
+    const browser = new Browserless(org.url);
+    await browser.signIn(OWNER.email, OWNER.password);
+    const count = async () => {
+      const response = await browser.get('/inbox/count');
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      return JSON.parse(response.text);
+    };
+    expect(await count()).toEqual({ pending: 0 });
+    const { task, questionId } = await askedTask('Book the venue', 'How many people?');
+    expect(await count()).toEqual({ pending: 1 });
+    // The same number the pages show beside Inbox.
+    expect((await browser.get('/account')).text).toContain('data-pending-count>1<');
+    await owner.callOk('answer_task', { task_id: task.id, question_id: questionId, answer: 'Twelve' });
+    expect(await count()).toEqual({ pending: 0 });
   });
 });

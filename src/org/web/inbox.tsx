@@ -6,15 +6,19 @@
  *
  * Below them, the open questions agents asked on tasks in the person's spaces, each with an answer field
  * and Answer (POST /inbox/answer), answered exactly as `answer_task` does.
+ *
+ * GET /inbox/count answers `{ "pending": n }`, the number every personal page shows beside Inbox.
  */
 import type { FastifyInstance } from 'fastify';
+import { sendError } from '../../platform/http.js';
+import { orgErrors } from '../errors.js';
 import { resolveDecision } from '../decisions/resolve.js';
 import type { ResolvedByRecord } from '../operations/operations.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
 import { answerTaskInput } from '../tasks/records.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { formatTime } from './format.js';
-import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
+import { countInboxItems, formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
 import { answerTask, listOpenTaskQuestions, type OpenTaskQuestion } from '../tasks/person.js';
@@ -42,6 +46,13 @@ export function registerInboxPage(app: FastifyInstance, web: WebContext): void {
 
     const body = <Inbox pending={pending} contexts={contexts} questions={questions} recent={recent} done={done} csrf={csrf} />;
     return sendPersonalPage(web, reply, session, csrf, 'Inbox', body, '/inbox');
+  });
+
+  // console.js asks this to keep the navigation's count current; JSON, so a signed-out browser gets 401, not a redirect.
+  app.get('/inbox/count', async (request, reply) => {
+    const session = await currentSession(ctx, request);
+    if (!session) return sendError(orgErrors.unauthorized('sign in to see what waits for you'), reply);
+    return { pending: await countInboxItems(ctx.db, session.person) };
   });
 
   app.post('/inbox/resolve', async (request, reply) => {
