@@ -65,7 +65,7 @@ function Consent({ pending, person, scopes, csrf }: { pending: PendingAuthorizat
           <fieldset class="scopes">
             <legend>It asks to — untick what you do not want to allow:</legend>
             {scopes.map(({ scope, meaning, warning }) => (
-              <p key={scope}>
+              <p key={scope} class="check">
                 <input type="checkbox" id={`scope-${scope}`} name="scope" value={scope} checked={!warning} aria-describedby={warning ? `warn-${scope}` : undefined} />{' '}
                 <label class="inline" for={`scope-${scope}`}>
                   <code>{scope}</code>: {meaning}

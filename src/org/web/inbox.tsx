@@ -166,13 +166,13 @@ function PendingDecision({ decision, context, csrf }: { decision: DecisionRecord
         <input type="hidden" name="decision_id" value={id} />
         <label for={`note-${id}`}>Note (optional)</label>
         <textarea id={`note-${id}`} name="note" rows={2} maxlength={2000} />
-        <p>
+        <p class="check">
           <input type="checkbox" id={`remember-${id}`} name="remember" value="1" />{' '}
           <label class="inline" for={`remember-${id}`}>
             Remember: let {decision.agent.name} do this without asking again
           </label>
         </p>
-        <p>
+        <p class="check">
           <input type="checkbox" id={`same-${id}`} name="same_input" value="1" />{' '}
           <label class="inline" for={`same-${id}`}>
             Only with these exact arguments
