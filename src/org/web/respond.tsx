@@ -7,7 +7,7 @@ import { countPendingDecisions } from '../decisions/records.js';
 import type { Person } from '../people/records.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
 import { countOpenTaskQuestions } from '../tasks/person.js';
-import { renderPage, type SignedIn } from './layout.js';
+import { CONSOLE_SECTIONS, renderPage, type SignedIn } from './layout.js';
 import type { Session } from './sessions.js';
 
 export interface WebContext {
@@ -68,5 +68,7 @@ export async function sendPersonalPage(
   current?: string,
 ): Promise<FastifyReply> {
   const pending = await countInboxItems(web.ctx.db, session.person);
-  return sendPage(reply, reply.statusCode, title, body, { name: session.person.name, csrf, pending, current });
+  // Only the sections this service serves are linked: a console page not built in is not a dead link.
+  const sections = CONSOLE_SECTIONS.filter((section) => reply.server.hasRoute({ method: 'GET', url: section.path }));
+  return sendPage(reply, reply.statusCode, title, body, { name: session.person.name, csrf, pending, current, sections });
 }
