@@ -39,7 +39,7 @@ function Account({ session, csrf, form }: { session: Session; csrf: string; form
           {form.error}
         </p>
       ) : null}
-      <form method="post" action="/account/password" aria-describedby={form.error ? 'password-error' : undefined}>
+      <form method="post" action="/account/password" class="narrow" aria-describedby={form.error ? 'password-error' : undefined}>
         <input type="hidden" name="csrf" value={csrf} />
         <input type="text" name="username" autocomplete="username" value={person.email} hidden />
         <label for="current_password">Current password</label>

@@ -184,7 +184,7 @@ function PendingDecision({ decision, context, csrf }: { decision: DecisionRecord
           <button type="submit" name="outcome" value="approve">
             Approve
           </button>
-          <button type="submit" name="outcome" value="deny" class="secondary">
+          <button type="submit" name="outcome" value="deny">
             Deny
           </button>
         </div>

@@ -84,7 +84,7 @@ export function Page({ title, signedIn, children }: PageProps): VNode {
       <body>
         <header>
           <div class="topbar">
-            <strong>Atrium</strong>
+            <a href="/">Atrium</a>
             {signedIn ? (
               <form method="post" action="/signout">
                 <span>{signedIn.name}</span>

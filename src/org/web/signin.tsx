@@ -37,7 +37,7 @@ function SignInForm({ csrf, form }: { csrf: string; form: SignInState }) {
           {form.error}
         </p>
       ) : null}
-      <form method="post" action="/signin" aria-describedby={form.error ? 'signin-error' : undefined}>
+      <form method="post" action="/signin" class="narrow" aria-describedby={form.error ? 'signin-error' : undefined}>
         <input type="hidden" name="csrf" value={csrf} />
         {form.returnTo ? <input type="hidden" name="return_to" value={form.returnTo} /> : null}
         <label for="email">Email</label>
