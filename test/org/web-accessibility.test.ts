@@ -1,8 +1,9 @@
 /**
- * Every page of the org service through the browser check (page-check.ts): axe-core finds nothing serious or
- * critical and nothing scrolls sideways, at a desktop's width and a phone's, with screenshots kept in
- * test-artifacts/screenshots. The pages hold what they show in use: a pending decision and a task question
- * in the inbox, a resolved one, a learned rule, a connected client and a consent request.
+ * Every page of the org service, and the authorization server's error page it hosts, through the browser
+ * check (page-check.ts): axe-core finds nothing serious or critical and nothing scrolls sideways, at a
+ * desktop's width and a phone's, with screenshots kept in test-artifacts/screenshots. The pages hold what
+ * they show in use: a pending decision and a task question in the inbox, a resolved one, a learned rule, a
+ * connected client and a consent request.
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -104,6 +105,7 @@ capabilities:
     ['signin', 'signed-out', () => `${org.url}/signin`],
     ['form-expired', 'signed-out', () => formExpired],
     ['docs', 'signed-out', () => `${org.url}/docs`],
+    ['authorization-error', 'signed-out', () => `${org.url}/oauth/authorize?response_type=code&client_id=atr_cl_unknown`],
     ['home', 'signed-in', () => `${org.url}/`],
     ['consent', 'signed-in', () => `${org.url}${consentPath}`],
     ['inbox', 'signed-in', () => `${org.url}/inbox`],
