@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { launchChromium } from '../helpers/page-check.js';
+import { signInAs } from '../helpers/sdk-oauth.js';
 import { Browserless } from '../helpers/web-client.js';
 import { startTask, askTaskQuestion } from '../../src/org/tasks/agent.js';
 import { taskOperationInput } from '../../src/org/tasks/records.js';
@@ -91,11 +93,30 @@ agents:
       return JSON.parse(response.text);
     };
     expect(await count()).toEqual({ pending: 0 });
-    const { task, questionId } = await askedTask('Book the venue', 'How many people?');
-    expect(await count()).toEqual({ pending: 1 });
-    // The same number the pages show beside Inbox.
-    expect((await browser.get('/account')).text).toContain('data-pending-count>1<');
-    await owner.callOk('answer_task', { task_id: task.id, question_id: questionId, answer: 'Twelve' });
-    expect(await count()).toEqual({ pending: 0 });
+
+    // A page left open: console.js asks /inbox/count when the page becomes visible again (and every 30 s).
+    const chromium = await launchChromium();
+    try {
+      const page = await chromium.newPage();
+      await page.goto(`${org.url}/account`);
+      await signInAs(page, OWNER.email, OWNER.password);
+      await page.waitForURL(`${org.url}/account`);
+      // Nothing pending: the count is hidden, and the link is named Inbox alone.
+      await expect(page.getByRole('link', { name: 'Inbox', exact: true }).count()).resolves.toBe(1);
+
+      const { task, questionId } = await askedTask('Book the venue', 'How many people?');
+      expect(await count()).toEqual({ pending: 1 });
+      // The same number the pages show beside Inbox.
+      expect((await browser.get('/account')).text).toContain('data-pending-count>1<');
+      await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+      await expect.poll(() => page.getByRole('link', { name: 'Inbox 1 pending' }).count()).toBe(1);
+
+      await owner.callOk('answer_task', { task_id: task.id, question_id: questionId, answer: 'Twelve' });
+      expect(await count()).toEqual({ pending: 0 });
+      await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+      await expect.poll(() => page.getByRole('link', { name: 'Inbox', exact: true }).count()).toBe(1);
+    } finally {
+      await chromium.close();
+    }
   });
 });
