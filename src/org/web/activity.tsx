@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { activityNames, type ActivityNames, type Named } from '../activity/names.js';
 import { listActivity, type ActivityEntry, type ActivityFilter, type ActivityScope } from '../activity/records.js';
 import { consolePage, type Scope } from './console.js';
-import { formatTime } from './html.js';
+import { formatTime } from './format.js';
 import type { WebContext } from './respond.js';
 
 const PAGE_SIZE = 50;

@@ -10,7 +10,7 @@ import { decisionsFor } from '../decisions/records.js';
 import { operationsOverview, type OverviewOperation } from '../operations/overview.js';
 import { listOpenTaskQuestions } from '../tasks/person.js';
 import type { Viewer } from './console.js';
-import { formatTime } from './html.js';
+import { formatTime } from './format.js';
 import type { WebContext } from './respond.js';
 
 const SHOWN = 5;
