@@ -119,6 +119,9 @@ export async function consoleHome(web: WebContext, viewer: Viewer): Promise<Comp
           <li>
             <a href="/docs">MCP tools</a>: what an AI client connected to this organization can do
           </li>
+          <li>
+            <a href="/account">Your account</a>: change your password
+          </li>
         </ul>
       </section>
     </>
