@@ -111,7 +111,6 @@ export async function deliverTask(ctx: OrgContext, db: Queryable, task: TaskRow,
 /** An operation that worked on a task: a delivery to its agent, on create or at a scheduled run. */
 export interface TaskOperation {
   id: string;
-  kind: (typeof operations.$inferSelect)['kind'];
   status: (typeof operations.$inferSelect)['status'];
   created_at: string;
   finished_at: string | null;
@@ -124,7 +123,7 @@ export interface TaskOperation {
  */
 export async function listTaskOperations(db: Queryable, taskId: string, limit = 20): Promise<TaskOperation[]> {
   const rows = await db
-    .select({ id: operations.id, kind: operations.kind, status: operations.status, createdAt: operations.createdAt, finishedAt: operations.finishedAt, error: operations.error })
+    .select({ id: operations.id, status: operations.status, createdAt: operations.createdAt, finishedAt: operations.finishedAt, error: operations.error })
     .from(taskProgress)
     .innerJoin(operations, eq(operations.id, taskProgress.operationId))
     .where(and(eq(taskProgress.taskId, taskId), isNotNull(taskProgress.operationId)))
@@ -132,7 +131,7 @@ export async function listTaskOperations(db: Queryable, taskId: string, limit = 
     .limit(limit * 5);
   const seen = new Map<string, TaskOperation>();
   for (const row of rows) {
-    if (!seen.has(row.id)) seen.set(row.id, { id: row.id, kind: row.kind, status: row.status, created_at: toIso(row.createdAt), finished_at: toIso(row.finishedAt), error: row.error });
+    if (!seen.has(row.id)) seen.set(row.id, { id: row.id, status: row.status, created_at: toIso(row.createdAt), finished_at: toIso(row.finishedAt), error: row.error });
   }
   return [...seen.values()].sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, limit);
 }

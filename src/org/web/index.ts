@@ -25,6 +25,9 @@ import { sendPage, type WebContext } from './respond.js';
 import { registerSignInPages } from './signin.js';
 import { registerHomePage } from './home.js';
 import { registerToolsPage } from './tools-page.js';
+import { registerMemoryPages } from './memory.js';
+import { registerTaskPages } from './tasks.js';
+import { registerPeoplePage } from './people.js';
 import type { OrgToolDefinition } from '../mcp/tools.js';
 
 
@@ -74,5 +77,8 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerAccountPage(scope, web);
     registerConnectPage(scope, web);
     registerHomePage(scope, web);
+    registerMemoryPages(scope, web);
+    registerTaskPages(scope, web);
+    registerPeoplePage(scope, web);
   });
 }
