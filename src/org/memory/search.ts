@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { canonicalJson } from '../../platform/canonical-json.js';
 import type { Queryable } from '../../platform/database.js';
 import { cursorParts, decodeOpaqueCursor, encodeOpaqueCursor, keysetPage, takePage } from '../../platform/paging.js';
-import { toIso } from '../../platform/time.js';
+import { isIsoDate, toIso } from '../../platform/time.js';
 import { orgErrors } from '../errors.js';
 import { memoryItems } from '../schema.js';
 import { type MemoryItemWithHistory, type MemoryKind, itemColumns, searchMemoryInput, type MemoryCaller, type MemoryPage, type SearchMemoryInput, toMemoryItem } from './records.js';
@@ -42,6 +42,7 @@ export async function listRecentMemory(
   caller: MemoryCaller,
 ): Promise<MemoryPage> {
   if (input.space_id && !caller.spaceIds.includes(input.space_id)) throw orgErrors.notFound('space');
+  if (input.cursor !== undefined && !isIsoDate(input.cursor)) throw orgErrors.invalidArgument('cursor', 'not a cursor this list returned');
   const spaceIds = input.space_id ? [input.space_id] : [...caller.spaceIds];
   if (spaceIds.length === 0) return { items: [], next_cursor: null };
   const where = and(
