@@ -7,6 +7,8 @@ import { issueCsrfToken } from './csrf.js';
 import { html } from './html.js';
 import { sendPage, sendPersonalPage, type WebContext } from './respond.js';
 import { currentSession } from './sessions.js';
+import { scopeOf } from './console.js';
+import { consoleHome } from './console-home.js';
 
 const PAGES = [
   { path: '/inbox', name: 'Inbox', about: 'decisions and questions waiting for you' },
@@ -32,7 +34,7 @@ ${links(available.filter((entry) => entry.path === '/connect' || entry.path === 
       return sendPage(reply, 200, 'Welcome', body);
     }
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
-    const body = html`<h1>Hello, ${session.person.name}</h1>${links(available)}`;
-    return sendPersonalPage(web, reply, session, csrf, 'Home', body);
+    const viewer = { session, person: session.person, scope: await scopeOf(web, session.person), csrf };
+    return sendPersonalPage(web, reply, session, csrf, 'Home', await consoleHome(web, viewer), '/');
   });
 }

@@ -13,6 +13,7 @@ import { toAppError } from '../../platform/http.js';
 import type { OrgContext } from '../context.js';
 import { loadSharedSecret } from '../shared-secrets.js';
 import { registerAccountPage } from './account.js';
+import { registerActivityPage } from './activity.js';
 import { registerConnectPage } from './connect.js';
 import { registerConnectionsPage } from './connections.js';
 import { registerConsentPage } from './consent.js';
@@ -77,6 +78,7 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerAccountPage(scope, web);
     registerConnectPage(scope, web);
     registerHomePage(scope, web);
+    registerActivityPage(scope, web);
     registerMemoryPages(scope, web);
     registerTaskPages(scope, web);
     registerPeoplePage(scope, web);
