@@ -181,7 +181,7 @@ function TaskCard({ task, spaceName, agentName }: { task: TaskRow; spaceName: (i
       <small>
         {spaceName(task.spaceId)}
         {task.assigneeAgentId ? ` · ${agentName(task.assigneeAgentId)}` : ''}
-        {task.schedule && task.nextRunAt ? ` · next run ${instantToLocal(new Date(task.nextRunAt), task.schedule.timezone)} ${task.schedule.timezone}` : ''}
+        {task.schedule && task.nextRunAt ? ` · next run ${instantToLocal(new Date(task.nextRunAt), task.schedule.timezone).replace('T', ' ')} ${task.schedule.timezone}` : ''}
       </small>
     </li>
   );
@@ -194,7 +194,7 @@ function ScheduleSection({ task }: { task: TaskRecord }): VNode {
     return (
       <section aria-labelledby="schedule">
         <h2 id="schedule">Schedule</h2>
-        <p>Not scheduled: the task runs once, when it is created.</p>
+        <p>Not scheduled.</p>
       </section>
     );
   }
@@ -235,7 +235,7 @@ function Questions({ task, agentName, people }: { task: TaskRecord; agentName: (
     <section aria-labelledby="questions">
       <h2 id="questions">Questions</h2>
       {task.questions.length === 0 ? (
-        <p>Its agent asked nothing.</p>
+        <p>No questions.</p>
       ) : (
         <ol class="timeline">
           {task.questions.map((question) => (
