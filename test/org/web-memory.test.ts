@@ -122,12 +122,12 @@ describe.each(engines)('the memory pages on %s', (engine) => {
 
   it('pages through more items than a page holds, each once', async () => {
     const db = c.org.service.ctx.db;
-    const [bea] = await c.org.service.database.rows<{ id: string }>(sql`SELECT id FROM people WHERE email = ${BEA.email}`);
+    const [person] = await c.org.service.database.rows<{ id: string }>(sql`SELECT id FROM people WHERE email = ${BEA.email}`);
     for (let index = 0; index < 23; index++) {
       await recordMemory(
         db,
         { kind: 'fact', title: `Numbered note ${index}`, body: `Note number ${index} about paging.`, space_id: c.spaces.secret },
-        { type: 'person', personId: bea.id, clientId: null },
+        { type: 'person', personId: person.id, clientId: null },
         { spaceIds: [c.spaces.secret] },
       );
     }
@@ -142,6 +142,18 @@ describe.each(engines)('the memory pages on %s', (engine) => {
     }
     expect(seen.length).toBe(24);
     expect(new Set(seen).size).toBe(24);
+
+    // A search pages the same way, with search_memory's own cursor.
+    const found: string[] = [];
+    path = '/memory?q=paging';
+    for (let pages = 0; path && pages < 5; pages++) {
+      const page = await bea.get(path);
+      expect(page.status).toBe(200);
+      found.push(...[...page.text.matchAll(/href="\/memory\/(mem_[^"]+)"/g)].map((match) => match[1]));
+      path = /<a href="([^"]+)">Next page<\/a>/.exec(page.text)?.[1]?.replaceAll('&amp;', '&');
+    }
+    expect(found.length).toBe(23);
+    expect(new Set(found).size).toBe(23);
   });
 
   it('refuses a bad query string with 400', async () => {

@@ -3,6 +3,8 @@
  * every space and person; a member sees their spaces and the people in them, nothing else, and never a password.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { upsertPerson } from '../../src/org/people/records.js';
+import { addSpaceMember } from '../../src/org/spaces/records.js';
 import { BEA, CY, DEE, startConsoleOrg, type ConsoleOrg } from '../helpers/console-org.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER } from '../helpers/org.js';
@@ -65,6 +67,25 @@ describe.each(engines)('the people page on %s', (engine) => {
 
   it('never shows a password hash', async () => {
     for (const viewer of [owner, bea]) expect((await viewer.get('/people')).text).not.toMatch(/scrypt\$/);
+  });
+
+  it('pages through more people than a page holds, each once, by name', async () => {
+    const db = c.org.service.ctx.db;
+    for (let index = 0; index < 55; index++) {
+      const { person } = await upsertPerson(db, { email: `page${index}@example.com`, name: `Paged Person ${String(index).padStart(2, '0')}`, role: 'member' });
+      await addSpaceMember(db, c.spaces.secret, person.id);
+    }
+    const names: string[] = [];
+    let path: string | undefined = `/people?space=${c.spaces.secret}`;
+    for (let pages = 0; path && pages < 5; pages++) {
+      const page = await bea.get(path);
+      expect(page.status).toBe(200);
+      names.push(...[...page.text.matchAll(/<td data-label="Name">([^<]+)/g)].map((match) => match[1]));
+      path = /<a href="([^"]+)">Next page<\/a>/.exec(page.text)?.[1]?.replaceAll('&amp;', '&');
+    }
+    expect(names).toHaveLength(56);
+    expect(names).toEqual([...names].sort());
+    expect(new Set(names).size).toBe(56);
   });
 
   it('refuses a cursor it did not hand out with 400', async () => {

@@ -6,6 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTask } from '../../src/org/tasks/person.js';
 import { TASK_STATUSES } from '../../src/org/tasks/states.js';
 import { BEA, CY, startConsoleOrg, type ConsoleOrg } from '../helpers/console-org.js';
 import { engines } from '../helpers/databases.js';
@@ -112,6 +113,28 @@ describe.each(engines)('the task pages on %s', (engine) => {
     expect(hidden.text).not.toContain('zebra');
     expect((await cy.get(`/tasks/${c.tasks.worked}`)).status).toBe(404);
     expect((await owner.get(`/tasks/${c.tasks.secret}`)).status).toBe(200);
+  });
+
+  it('links a full column to its own list, which pages through every task of that status once', async () => {
+    const [{ id: person }] = await c.org.service.database.rows<{ id: string }>(sql`SELECT id FROM people WHERE email = ${BEA.email}`);
+    for (let index = 0; index < 55; index++) {
+      await createTask(c.org.service.ctx, c.org.service.ctx.db, { space_id: c.spaces.secret, title: `Paged task ${index}` }, { personId: person, clientId: null, spaceIds: [c.spaces.secret] });
+    }
+    const board = await bea.get('/tasks');
+    expect(column(board.text, 'open')).toHaveLength(10);
+    const more = /<a href="([^"]+)">More open tasks<\/a>/.exec(board.text)?.[1];
+    expect(more).toBe('/tasks?status=open');
+    const seen: string[] = [];
+    let path: string | undefined = more;
+    for (let pages = 0; path && pages < 5; pages++) {
+      const page = await bea.get(path);
+      seen.push(...column(page.text, 'open'));
+      path = /<a href="([^"]+)">Next page<\/a>/.exec(page.text)?.[1]?.replaceAll('&amp;', '&');
+    }
+    // Bea's open tasks: the 55, the weekly report in General and her own in Hideaway.
+    expect(seen).toHaveLength(57);
+    expect(new Set(seen).size).toBe(57);
+    expect(seen).not.toContain(c.tasks.ops);
   });
 
   it('refuses a bad query string with 400', async () => {
