@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { id as fieldId, text } from '../fields.js';
 import { MEMORY_KINDS, type MemoryItem, type MemoryPage } from '../memory/records.js';
 import { getMemory, listRecentMemory, searchMemory } from '../memory/search.js';
+import { namesOfClients } from '../agents/records.js';
 import { namesOfPeople } from '../people/directory.js';
 import type { Space } from '../spaces/records.js';
 import { consolePage } from './console.js';
@@ -37,7 +38,7 @@ export function registerMemoryPages(app: FastifyInstance, web: WebContext): void
     const page: MemoryPage = query.q
       ? await searchMemory(db, { query: query.q, ...filters, limit: PAGE_SIZE }, caller)
       : await listRecentMemory(db, { ...filters, limit: PAGE_SIZE }, caller);
-    const names = await onBehalfNames(web, page.items);
+    const names = await provenanceNames(web, page.items);
     return {
       title: 'Memory',
       body: (
@@ -59,7 +60,7 @@ export function registerMemoryPages(app: FastifyInstance, web: WebContext): void
   consolePage<typeof noQuery, { id: string }>(app, web, '/memory/:id', noQuery, async (viewer, { params }) => {
     const spaces = await visibleSpaces(db, viewer.scope);
     const item = await getMemory(db, params.id, { spaceIds: spaces.map((space) => space.id) });
-    const names = await onBehalfNames(web, item.history);
+    const names = await provenanceNames(web, item.history);
     const current = item.history.find((version) => version.status === 'current');
     return {
       title: item.title,
@@ -132,7 +133,7 @@ function MemoryFilters({ spaces, query }: { spaces: Space[]; query: z.output<typ
   );
 }
 
-function MemoryTable({ items, spaceName, names }: { items: MemoryItem[]; spaceName: (id: string) => string; names: Map<string, string> }): VNode {
+function MemoryTable({ items, spaceName, names }: { items: MemoryItem[]; spaceName: (id: string) => string; names: ProvenanceNames }): VNode {
   return (
     <table class="stack">
       <thead>
@@ -170,7 +171,7 @@ function MemoryTable({ items, spaceName, names }: { items: MemoryItem[]; spaceNa
   );
 }
 
-function Version({ version, number, viewed, names }: { version: MemoryItem; number: number; viewed: boolean; names: Map<string, string> }): VNode {
+function Version({ version, number, viewed, names }: { version: MemoryItem; number: number; viewed: boolean; names: ProvenanceNames }): VNode {
   const { provenance } = version;
   return (
     <article aria-labelledby={`version-${version.id}`}>
@@ -188,7 +189,15 @@ function Version({ version, number, viewed, names }: { version: MemoryItem; numb
           <RecordedBy item={version} names={names} />
         </dd>
         <dt>Through client</dt>
-        <dd>{provenance.client_id ? <code>{provenance.client_id}</code> : '—'}</dd>
+        <dd>
+          {provenance.client_id ? (
+            <>
+              {names.clients.get(provenance.client_id) ?? 'a client no longer connected'} <small><code>{provenance.client_id}</code></small>
+            </>
+          ) : (
+            '—'
+          )}
+        </dd>
         <dt>Operation</dt>
         <dd>{provenance.operation_id ? <a href={`/operations/${provenance.operation_id}`}>{provenance.operation_id}</a> : '—'}</dd>
         <dt>Valid</dt>
@@ -223,12 +232,12 @@ function Version({ version, number, viewed, names }: { version: MemoryItem; numb
 }
 
 /** Who recorded an item: a person (through a client), or an agent on a person's behalf. */
-function RecordedBy({ item, names }: { item: MemoryItem; names: Map<string, string> }): VNode {
+function RecordedBy({ item, names }: { item: MemoryItem; names: ProvenanceNames }): VNode {
   const { recorded_by: by, on_behalf_of: onBehalfOf } = item.provenance;
   return (
     <>
       {by.name} <small>({by.type})</small>
-      {onBehalfOf ? <small> for {names.get(onBehalfOf.person_id) ?? onBehalfOf.person_id}</small> : null}
+      {onBehalfOf ? <small> for {names.people.get(onBehalfOf.person_id) ?? onBehalfOf.person_id}</small> : null}
     </>
   );
 }
@@ -238,9 +247,22 @@ function excerpt(body: string): string {
   return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
 }
 
-async function onBehalfNames(web: WebContext, items: readonly MemoryItem[]): Promise<Map<string, string>> {
-  return namesOfPeople(
-    web.ctx.db,
-    items.flatMap((item) => (item.provenance.on_behalf_of ? [item.provenance.on_behalf_of.person_id] : [])),
-  );
+/** The names provenance refers to by id: the people agents worked for, and the clients items came through. */
+interface ProvenanceNames {
+  people: Map<string, string>;
+  clients: Map<string, string>;
+}
+
+async function provenanceNames(web: WebContext, items: readonly MemoryItem[]): Promise<ProvenanceNames> {
+  const [people, clients] = await Promise.all([
+    namesOfPeople(
+      web.ctx.db,
+      items.flatMap((item) => (item.provenance.on_behalf_of ? [item.provenance.on_behalf_of.person_id] : [])),
+    ),
+    namesOfClients(
+      web.ctx.db,
+      items.flatMap((item) => (item.provenance.client_id ? [item.provenance.client_id] : [])),
+    ),
+  ]);
+  return { people, clients };
 }
