@@ -8,7 +8,7 @@ import type { Queryable } from '../../platform/database.js';
 import { text } from '../fields.js';
 import { listSpaces, listSpacesOfPerson, type Space } from '../spaces/records.js';
 import type { Scope } from './console.js';
-import { formatTime } from './html.js';
+import { formatTime } from './format.js';
 
 /** The spaces whose records the viewer sees: every space for an owner or admin, their own for anyone else. */
 export async function visibleSpaces(db: Queryable, scope: Scope): Promise<Space[]> {
