@@ -2,22 +2,24 @@
  * An organization for the console's memory, tasks and people pages, with records in three spaces written
  * through the real paths (MCP tools, and the agent's side of tasks through its domain functions):
  *
- * - `general`: the owner and Bea; a decision with two versions, a task worked by `scribe` (progress, one
- *   question answered, one open) and a weekly task scheduled in Europe/Berlin;
+ * - `general`: the owner and Bea; a decision with two versions, a task `scribe` took (202) and works on (progress,
+ *   one question answered, one open) and a weekly task scheduled in Europe/Berlin;
  * - `ops` (named Backroom): the owner and Cy; a memory item and a task that both mention "zebra";
  * - `secret`: Bea alone; a memory item and a task that mention "zebra" too.
  *
  * Dee is an admin in no space. Every text a test looks for in or out of a page is unique to its space.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { addTaskProgress, askTaskQuestion, startTask } from '../../src/org/tasks/agent.js';
+import { addTaskProgress, askTaskQuestion } from '../../src/org/tasks/agent.js';
 import type { Engine } from './databases.js';
 import { OWNER, startOrg, type TestOrg } from './org.js';
 import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
 import { Browserless } from './web-client.js';
+import { startWebhookReceiver } from './webhook-receiver.js';
 
 export const BEA = { email: 'bea@example.com', password: 'bea-password-123', name: 'Bea Member' } as const;
 export const CY = { email: 'cy@example.com', password: 'cy-password-1234', name: 'Cy Opsworth' } as const;
@@ -36,6 +38,9 @@ export interface ConsoleOrg {
 }
 
 export async function startConsoleOrg(engine: Engine): Promise<ConsoleOrg> {
+  // Scribe takes its work and answers later (202): its task stays in progress, its operation running.
+  const scribeHook = await startWebhookReceiver();
+  scribeHook.answer.status = 202;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'atrium-console-'));
   const orgFile = path.join(dir, 'org.yaml');
   await writeFile(
@@ -50,12 +55,13 @@ spaces:
   - { key: ops, name: Backroom, members: [${OWNER.email}, ${CY.email}] }
   - { key: secret, name: Hideaway, members: [${BEA.email}] }
 agents:
-  - { key: scribe, name: Scribe, description: Writes things, autonomy: 2, responsible: ${OWNER.email}, delivery: { kind: webhook, url: "http://127.0.0.1:9/agent" } }
+  - { key: scribe, name: Scribe, description: Writes things, autonomy: 2, responsible: ${OWNER.email}, delivery: { kind: webhook, url: "${scribeHook.url}/agent", secret_env: CONSOLE_SCRIBE_SECRET } }
 `,
   );
   process.env.CONSOLE_BEA_PASSWORD = BEA.password;
   process.env.CONSOLE_CY_PASSWORD = CY.password;
   process.env.CONSOLE_DEE_PASSWORD = DEE.password;
+  process.env.CONSOLE_SCRIBE_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
   const org = await startOrg(engine, { config: { orgFile } });
   const rows = await org.service.database.rows<{ id: string; key: string }>(sql`SELECT id, key FROM spaces`);
   const spaces = Object.fromEntries(rows.map((row) => [row.key, row.id])) as ConsoleOrg['spaces'];
@@ -110,7 +116,11 @@ agents:
     });
     const operation: string = worked.progress[0].operation_id;
     const db = org.service.ctx.db;
-    await startTask(db, worked.id, { operationId: operation });
+    // The delivery starts the task when scribe accepts it; the agent's side carries on from there.
+    for (let waited = 0; (await owner.callOk('get_task', { task_id: worked.id })).status !== 'in_progress'; waited += 50) {
+      if (waited > 20_000) throw new Error('scribe never took the task');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     await addTaskProgress(db, worked.id, { message: 'Looked at venues', percent: 40, operationId: operation });
     const city = await askTaskQuestion(db, worked.id, { text: 'Which city suits everyone?', askedBy: scribe.id, operationId: operation });
     await askTaskQuestion(db, worked.id, { text: 'Is a budget of 5000 fine?', askedBy: scribe.id, operationId: operation });
@@ -138,6 +148,7 @@ agents:
       },
       async close() {
         await org.close();
+        await scribeHook.close();
         await rm(dir, { recursive: true, force: true });
       },
     };
