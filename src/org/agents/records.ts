@@ -3,7 +3,7 @@
  * connected clients — every OAuth client a person authorized becomes an agent of kind `client` with that
  * person responsible and the organization's default client autonomy.
  */
-import { and, asc, eq, ne, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { SecretResolver } from '../../config.js';
 import type { Queryable } from '../../platform/database.js';
@@ -156,6 +156,17 @@ export async function listAgents(db: Queryable, personId: string): Promise<Agent
     messageable: row.status === 'active' && webhookDelivery.safeParse(row.delivery).success,
     usage: usage.get(row.id)!,
   }));
+}
+
+/** The names connected clients go by (their agents'), by client id: provenance names the client it came through. */
+export async function namesOfClients(db: Queryable, clientIds: readonly string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(clientIds)];
+  if (unique.length === 0) return new Map();
+  const rows = await db
+    .select({ clientId: agents.clientId, name: agents.name })
+    .from(agents)
+    .where(and(eq(agents.kind, 'client'), inArray(agents.clientId, unique)));
+  return new Map(rows.map((row) => [row.clientId!, row.name]));
 }
 
 export async function findAgent(db: Queryable, id: string): Promise<AgentRow | undefined> {

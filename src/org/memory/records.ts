@@ -17,6 +17,7 @@ import { id as fieldId, instant as fieldInstant, text } from '../fields.js';
 import { memoryItems } from '../schema.js';
 
 export const MEMORY_KINDS = ['fact', 'decision', 'instruction'] as const;
+export type MemoryKind = (typeof MEMORY_KINDS)[number];
 
 // ---------------------------------------------------------------------------------------------------------
 // Inputs

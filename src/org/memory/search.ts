@@ -16,11 +16,11 @@ import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { canonicalJson } from '../../platform/canonical-json.js';
 import type { Queryable } from '../../platform/database.js';
-import { cursorParts, decodeOpaqueCursor, encodeOpaqueCursor, takePage } from '../../platform/paging.js';
-import { toIso } from '../../platform/time.js';
+import { cursorParts, decodeOpaqueCursor, encodeOpaqueCursor, keysetPage, takePage } from '../../platform/paging.js';
+import { isIsoDate, toIso } from '../../platform/time.js';
 import { orgErrors } from '../errors.js';
 import { memoryItems } from '../schema.js';
-import { type MemoryItemWithHistory, itemColumns, searchMemoryInput, type MemoryCaller, type MemoryPage, type SearchMemoryInput, toMemoryItem } from './records.js';
+import { type MemoryItemWithHistory, type MemoryKind, itemColumns, searchMemoryInput, type MemoryCaller, type MemoryPage, type SearchMemoryInput, toMemoryItem } from './records.js';
 
 /** The item and every version of it, newest first; an item outside the caller's spaces is `not_found`. */
 export async function getMemory(db: Queryable, memoryId: string, caller: MemoryCaller): Promise<MemoryItemWithHistory> {
@@ -29,6 +29,30 @@ export async function getMemory(db: Queryable, memoryId: string, caller: MemoryC
   // Versions never leave their space, so the whole lineage is visible with its first item.
   const versions = await db.select(itemColumns).from(memoryItems).where(eq(memoryItems.lineageId, row.lineageId)).orderBy(desc(memoryItems.recordedAt));
   return { ...toMemoryItem(row), history: versions.map(toMemoryItem) };
+}
+
+/**
+ * The current items of the caller's spaces (or of `space_id`, one of them), most recently recorded first: what
+ * a person sees of memory before searching. Paged by `recorded_at`, unique per item, read from
+ * memory_items_space_idx for one space or memory_items_recorded_idx across several.
+ */
+export async function listRecentMemory(
+  db: Queryable,
+  input: { space_id?: string; kind?: MemoryKind; limit: number; cursor?: string },
+  caller: MemoryCaller,
+): Promise<MemoryPage> {
+  if (input.space_id && !caller.spaceIds.includes(input.space_id)) throw orgErrors.notFound('space');
+  if (input.cursor !== undefined && !isIsoDate(input.cursor)) throw orgErrors.invalidArgument('cursor', 'not a cursor this list returned');
+  const spaceIds = input.space_id ? [input.space_id] : [...caller.spaceIds];
+  if (spaceIds.length === 0) return { items: [], next_cursor: null };
+  const where = and(
+    spaceIds.length === 1 ? eq(memoryItems.spaceId, spaceIds[0]) : inArray(memoryItems.spaceId, spaceIds),
+    eq(memoryItems.status, 'current'),
+    input.kind ? eq(memoryItems.kind, input.kind) : undefined,
+  );
+  const order = { key: 'recordedAt', column: memoryItems.recordedAt, direction: 'newest_first' } as const;
+  const page = await keysetPage(db, { select: db.select(itemColumns).from(memoryItems).$dynamic(), from: memoryItems, where, order }, input);
+  return { items: page.rows.map(toMemoryItem), next_cursor: page.next_cursor };
 }
 
 /**

@@ -22,6 +22,11 @@ export async function listSpacesOfPerson(db: Queryable, personId: string): Promi
     .orderBy(asc(spaces.name), asc(spaces.key));
 }
 
+/** Every space, by name: what an owner or admin sees (an organization has a handful of spaces, not thousands). */
+export async function listSpaces(db: Queryable): Promise<Space[]> {
+  return db.select(spaceColumns).from(spaces).orderBy(asc(spaces.name), asc(spaces.key));
+}
+
 /** The ids of the person's spaces: what the tool registry checks `space_id` against. */
 export async function listSpaceIdsOfPerson(db: Queryable, personId: string): Promise<string[]> {
   const rows = await db.select({ id: spaceMembers.spaceId }).from(spaceMembers).where(eq(spaceMembers.personId, personId));

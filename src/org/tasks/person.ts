@@ -9,11 +9,11 @@ import { newId } from '../ids.js';
 import { moveOperation } from '../operations/operations.js';
 import { instantToLocal, nextRunAfter, toSchedule, type Schedule } from './schedules.js';
 import { agents, operations, taskProgress, taskQuestions, tasks } from '../schema.js';
-import { moveTask } from './states.js';
+import { moveTask, type TaskRow } from './states.js';
 import { type TaskQuestion, type CancelTaskInput, addEvent, type CreateTaskInput, toRecords, quote, toQuestion, loadTask, type TaskCaller, loadVisibleTask, type AnswerTaskInput, type TaskPage, type ListTasksInput, getTaskRecord, type TaskRecord } from './records.js';
 import { deliverTask } from './runs.js';
 import { taskAnswerJob } from './records.js';
-import { keysetPage } from '../../platform/paging.js';
+import { keysetPage, type Page } from '../../platform/paging.js';
 
 /**
  * Creates a task in `input.space_id` (the caller's space: the tool registry checks it). An assignee must be
@@ -48,8 +48,14 @@ export async function createTask(ctx: OrgContext, db: Queryable, input: CreateTa
 
 /** Newest first; `next_cursor` is the last task's `created_at` (unique), so paging never skips or repeats. */
 export async function listTasks(db: Queryable, query: ListTasksInput, caller: Pick<TaskCaller, 'spaceIds'>): Promise<TaskPage> {
+  const page = await listTaskRows(db, query, caller);
+  return { tasks: await toRecords(db, page.rows), next_cursor: page.next_cursor };
+}
+
+/** `listTasks` as stored rows, without their progress and questions: what a board of many tasks shows. */
+export async function listTaskRows(db: Queryable, query: ListTasksInput, caller: Pick<TaskCaller, 'spaceIds'>): Promise<Page<TaskRow>> {
   const spaceIds = query.space_id !== undefined ? [query.space_id].filter((space) => caller.spaceIds.includes(space)) : [...caller.spaceIds];
-  if (spaceIds.length === 0) return { tasks: [], next_cursor: null };
+  if (spaceIds.length === 0) return { rows: [], next_cursor: null };
   const where = and(
     inArray(tasks.spaceId, spaceIds),
     query.status ? eq(tasks.status, query.status) : undefined,
@@ -57,8 +63,7 @@ export async function listTasks(db: Queryable, query: ListTasksInput, caller: Pi
   );
   // NULLS LAST, as tasks_space_created_idx stores created_at (drizzle's `.desc()`).
   const order = { key: 'createdAt', column: tasks.createdAt, direction: 'newest_first', nulls: 'last' } as const;
-  const page = await keysetPage(db, { select: db.select().from(tasks).$dynamic(), from: tasks, where, order }, query);
-  return { tasks: await toRecords(db, page.rows), next_cursor: page.next_cursor };
+  return keysetPage(db, { select: db.select().from(tasks).$dynamic(), from: tasks, where, order }, query);
 }
 
 /** A task in one of the caller's spaces; any other id is `not_found`. */

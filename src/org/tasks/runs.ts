@@ -1,5 +1,5 @@
 /** Scheduled runs (DESIGN 4.1): due runs fire once however many processes look, and each run of an assigned task is delivered as a `task` operation. */
-import { and, asc, eq, notInArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNotNull, notInArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
@@ -7,7 +7,7 @@ import { type JobHandler } from '../../platform/jobs.js';
 import { toIso } from '../../platform/time.js';
 import type { OrgContext } from '../context.js';
 import { instantToLocal, nextRunAfter } from './schedules.js';
-import { tasks } from '../schema.js';
+import { operations, taskProgress, tasks } from '../schema.js';
 import { moveTask, type TaskRow } from './states.js';
 import { addEvent, taskOperationInput } from './records.js';
 import { periodicJob } from '../../platform/periodic-jobs.js';
@@ -106,4 +106,32 @@ export async function deliverTask(ctx: OrgContext, db: Queryable, task: TaskRow,
     input,
   });
   await addEvent(db, task.id, { message: run.message, operationId });
+}
+
+/** An operation that worked on a task: a delivery to its agent, on create or at a scheduled run. */
+export interface TaskOperation {
+  id: string;
+  status: (typeof operations.$inferSelect)['status'];
+  created_at: string;
+  finished_at: string | null;
+  error: (typeof operations.$inferSelect)['error'];
+}
+
+/**
+ * The task's operations, newest first: those its latest progress events name (each run's event names its
+ * operation), read backwards along task_progress_task_idx so a long-recurring task costs no more than a new one.
+ */
+export async function listTaskOperations(db: Queryable, taskId: string, limit = 20): Promise<TaskOperation[]> {
+  const rows = await db
+    .select({ id: operations.id, status: operations.status, createdAt: operations.createdAt, finishedAt: operations.finishedAt, error: operations.error })
+    .from(taskProgress)
+    .innerJoin(operations, eq(operations.id, taskProgress.operationId))
+    .where(and(eq(taskProgress.taskId, taskId), isNotNull(taskProgress.operationId)))
+    .orderBy(desc(taskProgress.id))
+    .limit(limit * 5);
+  const seen = new Map<string, TaskOperation>();
+  for (const row of rows) {
+    if (!seen.has(row.id)) seen.set(row.id, { id: row.id, status: row.status, created_at: toIso(row.createdAt), finished_at: toIso(row.finishedAt), error: row.error });
+  }
+  return [...seen.values()].sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, limit);
 }

@@ -101,6 +101,15 @@ export function nextRunAfter(schedule: Schedule, after: Date): Date | null {
   return new Cron(schedule.cron, { timezone: schedule.timezone, paused: true }).nextRun(after);
 }
 
+/** The next `count` runs strictly after `after` (fewer when the schedule has fewer left), computed in its zone. */
+export function upcomingRuns(schedule: Schedule, after: Date, count: number): Date[] {
+  if ('at' in schedule) {
+    const next = nextRunAfter(schedule, after);
+    return next ? [next] : [];
+  }
+  return new Cron(schedule.cron, { timezone: schedule.timezone, paused: true }).nextRuns(count, after);
+}
+
 /**
  * The instant of a local wall-clock time in `zone`: croner converts it (the first occurrence of a repeated
  * time). Precondition: the time exists in the zone (checked by the input schema).

@@ -26,6 +26,9 @@ import { sendPage, type WebContext } from './respond.js';
 import { registerSignInPages } from './signin.js';
 import { registerHomePage } from './home.js';
 import { registerToolsPage } from './tools-page.js';
+import { registerMemoryPages } from './memory.js';
+import { registerTaskPages } from './tasks.js';
+import { registerPeoplePage } from './people.js';
 import type { OrgToolDefinition } from '../mcp/tools.js';
 
 /** `tools`: the org MCP tools the service serves, listed on `/docs`. */
@@ -84,5 +87,8 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerConnectPage(scope, web);
     registerHomePage(scope, web);
     registerActivityPage(scope, web);
+    registerMemoryPages(scope, web);
+    registerTaskPages(scope, web);
+    registerPeoplePage(scope, web);
   });
 }
