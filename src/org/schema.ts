@@ -329,6 +329,9 @@ export const tasks = pgTable(
   },
   (table) => [
     index('tasks_space_created_idx').on(table.spaceId, table.createdAt.desc()),
+    // The console's task board: a column per status, newest first, across spaces or in one.
+    index('tasks_status_created_idx').on(table.status, table.createdAt.desc().nullsLast()),
+    index('tasks_space_status_created_idx').on(table.spaceId, table.status, table.createdAt.desc().nullsLast()),
     index('tasks_assignee_idx').on(table.assigneeAgentId),
     index('tasks_next_run_idx').on(table.nextRunAt).where(sql`next_run_at IS NOT NULL`),
     // fastupdate off: the embedded database runs no autovacuum to merge GIN's pending list, and while that
