@@ -50,7 +50,12 @@ export async function executeCapability(
   checkCapabilityInput(inputSchemaOf(capability), request.input);
   if (request.dryRun) {
     const subject = await loadGateSubject(db, capability.id, request.agentId);
-    const { verdict_id: _id, ...verdict } = await evaluateGate(db, { ...subject, input: request.input, spaceId: request.spaceId });
+    const { verdict_id: _id, ...verdict } = await evaluateGate(db, {
+      ...subject,
+      input: request.input,
+      spaceId: request.spaceId,
+      asker: { personId: request.personId, clientId: request.clientId },
+    });
     return { dryRun: verdict };
   }
   const operationId = await capabilityKind.start(ctx, db, {
@@ -95,7 +100,13 @@ async function runCapability(ctx: OrgContext, operation: OperationOf<{ capabilit
 
   const problem = await connectorProblem(ctx, capability.connector);
   if (problem) return { status: 'failed', error: failure('connector_failed', problem) };
-  const { charged, ...verdict } = await decideAndCharge(ctx.db, { ...subject, input, spaceId: operation.spaceId, operationId: operation.id });
+  const { charged, ...verdict } = await decideAndCharge(ctx.db, {
+    ...subject,
+    input,
+    spaceId: operation.spaceId,
+    operationId: operation.id,
+    asker: { personId: operation.personId, clientId: operation.clientId },
+  });
   if (verdict.verdict === 'deny') return { status: 'failed', error: failure('denied_by_rule', verdict.reasons.join('; ')) };
   if (verdict.verdict === 'require_approval') {
     // The decision and its expiry job together, or neither.

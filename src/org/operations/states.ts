@@ -61,16 +61,10 @@ const MOVE_ACTIVITY: Partial<Record<OperationEvent, ActivityKind>> = {
  */
 export function operationActivity(row: OperationRow, kind: ActivityKind): NewActivity {
   const step = kind.slice('operation.'.length);
-  const capabilityId = row.kind === 'capability' ? (row.input as { capability_id?: string }).capability_id : undefined;
   return {
+    ...aboutOperation(row),
     kind,
     summary: `${row.kind} operation ${step}${row.error && kind === 'operation.failed' ? `: ${row.error.code} — ${row.error.message}` : ''}`,
-    spaceId: row.spaceId,
-    personId: row.personId,
-    clientId: row.clientId,
-    agentId: row.agentId,
-    capabilityId,
-    operationId: row.id,
     subject: row.id,
     details: {
       operation_kind: row.kind,
@@ -78,6 +72,18 @@ export function operationActivity(row: OperationRow, kind: ActivityKind): NewAct
       ...(kind === 'operation.failed' && row.error ? { error: row.error } : {}),
       ...(kind === 'operation.paused' && row.decisionId ? { decision_id: row.decisionId } : {}),
     },
+  };
+}
+
+/** What every entry about an operation names: its space, person, client, agent and capability, and its trace. */
+export function aboutOperation(row: OperationRow): Omit<NewActivity, 'kind' | 'summary'> {
+  return {
+    spaceId: row.spaceId,
+    personId: row.personId,
+    clientId: row.clientId,
+    agentId: row.agentId,
+    capabilityId: row.kind === 'capability' ? (row.input as { capability_id?: string }).capability_id : undefined,
+    operationId: row.id,
     traceparent: row.traceparent ?? undefined,
   };
 }
