@@ -11,6 +11,7 @@ import { createHttpServer, listening, type HttpServer, type Listening } from '..
 import { startJobWorker, type JobWorker } from '../platform/jobs.js';
 import { parseTraceparent, withTraceparent } from '../platform/trace.js';
 import { registerAuthRoutes } from '../auth/index.js';
+import { recordAuthActivity } from './activity/auth-events.js';
 import { startActivitySealer } from './activity/chain.js';
 import { bootstrapOrganization } from './bootstrap.js';
 import { registerAgentApi } from './agent-api/routes.js';
@@ -64,7 +65,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   // Work queued by any process wakes this one's worker (operations/watch.ts). The worker's handlers are made from ctx,
   // and ctx holds the worker: it is completed just below.
   const watch = await OperationWatch.open(database, { log: app.log, queued: () => ctx.jobs?.wake() });
-  const ctx = { config, database, db: database.db, log: app.log, watch } as OrgContext;
+  const ctx = { config, database, db: database.db, log: app.log, watch, recordAuthEvent: recordAuthActivity } as OrgContext;
   const worker = startJobWorker(database, {
     handlers: {
       [HOUSEKEEPING_JOB]: housekeepingJob(ctx),

@@ -84,7 +84,7 @@ ${scopes.map(
       await recordClientAgent(ctx.db, { clientId: pending.clientId, clientName: pending.clientName, personId: session.person.id });
       return reply.redirect(location, 303);
     }
-    if (decision === 'deny') return reply.redirect(await denyAuthorizationRequest(ctx, pending.id), 303);
+    if (decision === 'deny') return reply.redirect(await denyAuthorizationRequest(ctx, pending.id, session.person.id), 303);
     return sendPage(reply, 400, 'Connect an application', html`<h1>Choose Allow or Deny</h1>`, signedIn);
   });
 }
