@@ -224,10 +224,9 @@ async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: O
   switch (outcome.kind) {
     case 'answered': {
       const finished = await ctx.db.transaction(async (tx) => {
-        const alongside = settlement(tx, delivery.id, 'delivered');
-        const row = await finishWork(tx, operation, { status: 'succeeded', result: outcome.result }, alongside).catch(ignoreLostRace);
         await recordActivity(tx, attemptActivity(delivery, operation, outcome, { outcome: 'delivered' }));
-        return row;
+        const alongside = settlement(tx, delivery.id, 'delivered');
+        return finishWork(tx, operation, { status: 'succeeded', result: outcome.result }, alongside).catch(ignoreLostRace);
       });
       if (finished) ctx.watch.answeredHere(finished);
       return;
@@ -294,8 +293,8 @@ async function giveUp(ctx: OrgContext, delivery: DeliveryRow, operation: Operati
   ctx.log.warn({ delivery: delivery.id, operation: operation.id, reason }, 'delivery failed; the operation is undeliverable');
   const error = failure('undeliverable', `the agent could not be reached: ${reason}`);
   await inTransaction(ctx.db, async (tx) => {
-    await finishWork(tx, operation, { status: 'failed', error }, settlement(tx, delivery.id, 'failed', reason)).catch(ignoreLostRace);
     if (attempted) await recordActivity(tx, attempted);
+    await finishWork(tx, operation, { status: 'failed', error }, settlement(tx, delivery.id, 'failed', reason)).catch(ignoreLostRace);
   });
 }
 
