@@ -3,7 +3,8 @@
  * execute_capability with `_meta.traceparent` on a capability that needs approval, another client approves it,
  * and the webhook connector's receiver gets the same trace id while the activity log holds every step — the
  * call, the verdict with its reasons, the decision opened and resolved (by whom, through which client), the
- * operation's moves and the connector call — each carrying that trace.
+ * operation's moves and the connector call — each carrying that trace. A decision denied in the inbox or left to
+ * expire is recorded too.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -156,6 +157,32 @@ capabilities:
     });
     expect(entries.find((entry) => entry.kind === 'operation.failed')).toMatchObject({ details: { error: { code: 'denied' } } });
     expect(receiver.calls).toHaveLength(1);
+  });
+
+  it('records a decision that expired, on the trace of the call that asked', async () => {
+    const { traceId, traceparent } = newTrace();
+    await org.service.database.db.execute(sql`UPDATE organization SET decision_ttl_seconds = 1`);
+    try {
+      const called = await actor.client.callTool({
+        name: 'execute_capability',
+        arguments: { capability_id: capability.wire_money, input: { amount: 7 }, space_id: spaceId },
+        _meta: { traceparent },
+      });
+      const paused = called.structuredContent as any;
+      let operation = paused;
+      for (let attempt = 0; attempt < 100 && operation.status === 'paused'; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        operation = await actor.callOk('get_operation', { operation_id: paused.operation_id });
+      }
+      expect(operation).toMatchObject({ status: 'failed', error: { code: 'expired' } });
+      const entries = await entriesOf(paused.operation_id);
+      expect(entries.slice(-2).map((entry) => [entry.kind, entry.subject, entry.person_id, traceIdOf(entry.traceparent)])).toEqual([
+        ['decision.expired', paused.decision_id, ownerId, traceId],
+        ['operation.failed', paused.operation_id, ownerId, traceId],
+      ]);
+    } finally {
+      await org.service.database.db.execute(sql`UPDATE organization SET decision_ttl_seconds = 604800`);
+    }
   });
 
   it('takes the trace from the HTTP traceparent header of the MCP request, and ignores a malformed one', async () => {

@@ -128,34 +128,25 @@ export function runStartedHere(started: ClaimedHere[]): Promise<void> | undefine
  * deliveries carry on.
  */
 export async function startOperation(ctx: OrgContext, db: Queryable, start: NewOperation): Promise<string> {
-  const row: OperationRow = {
+  const queued = {
     id: newId('op'),
     kind: start.kind,
-    status: 'queued',
+    status: 'queued' as const,
     personId: start.personId,
     clientId: start.clientId,
     agentId: start.agentId ?? null,
     spaceId: start.spaceId ?? null,
     input: start.input,
-    progress: [],
-    result: null,
-    error: null,
-    decisionId: null,
-    createdAt: '',
-    updatedAt: '',
-    finishedAt: null,
-    chargedAt: null,
     traceparent: currentTraceparent() ?? null,
   };
-  const { id, kind, status, personId, clientId, agentId, spaceId, input, traceparent } = row;
   return inTransaction(db, async (tx) => {
-    const insert = tx.insert(operations).values({ id, kind, status, personId, clientId, agentId, spaceId, input, traceparent }).getSQL();
-    const payload = { operation_id: id };
+    const insert = tx.insert(operations).values(queued).getSQL();
+    const payload = { operation_id: queued.id };
     const here = startedHere.getStore();
     if (here?.open) here.started.push(await runOperation.enqueueHere(ctx.jobs, tx, payload, insert));
     else await runOperation.enqueue(tx, payload, { alongside: insert });
-    await recordActivity(tx, operationActivity(row, 'operation.started'));
-    return id;
+    await recordActivity(tx, operationActivity({ ...queued, error: null, decisionId: null }, 'operation.started'));
+    return queued.id;
   });
 }
 

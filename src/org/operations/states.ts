@@ -45,6 +45,9 @@ export function isAnswered(status: OperationStatus): boolean {
 
 export type OperationRow = typeof operations.$inferSelect;
 
+/** What the activity log tells of an operation. */
+type OperationTold = Pick<OperationRow, 'id' | 'kind' | 'status' | 'personId' | 'clientId' | 'agentId' | 'spaceId' | 'input' | 'error' | 'decisionId' | 'traceparent'>;
+
 /** What each move is in the activity log; a progress event is not an entry (the operation keeps its progress). */
 const MOVE_ACTIVITY: Partial<Record<OperationEvent, ActivityKind>> = {
   start: 'operation.running',
@@ -59,7 +62,7 @@ const MOVE_ACTIVITY: Partial<Record<OperationEvent, ActivityKind>> = {
  * The activity entry of an operation's step: on behalf of its person, through its client, by its agent, on the
  * trace of the request that started it.
  */
-export function operationActivity(row: OperationRow, kind: ActivityKind): NewActivity {
+export function operationActivity(row: OperationTold, kind: ActivityKind): NewActivity {
   const step = kind.slice('operation.'.length);
   return {
     ...aboutOperation(row),
@@ -76,7 +79,7 @@ export function operationActivity(row: OperationRow, kind: ActivityKind): NewAct
 }
 
 /** What every entry about an operation names: its space, person, client, agent and capability, and its trace. */
-export function aboutOperation(row: OperationRow): Omit<NewActivity, 'kind' | 'summary'> {
+export function aboutOperation(row: OperationTold): Omit<NewActivity, 'kind' | 'summary'> {
   return {
     spaceId: row.spaceId,
     personId: row.personId,
