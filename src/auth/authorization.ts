@@ -119,6 +119,7 @@ export async function approveAuthorizationRequest(ctx: AuthContext, id: string, 
     // The person may grant less than was asked (RFC 6749 §3.3): the token response's `scope` then says so.
     const scopes = granted ? request.scopes.filter((scope) => granted.includes(scope)) : request.scopes;
     const grantId = await createGrant(tx, { personId, clientId: request.clientId, scopes, resource: request.resource });
+    await ctx.recordAuthEvent?.(tx, { kind: 'consent.granted', personId, clientId: request.clientId, scopes, requested: request.scopes });
     const code = randomToken(PREFIX.code);
     await tx.insert(oauthCodes).values({
       hash: hashToken(code),
@@ -135,8 +136,12 @@ export async function approveAuthorizationRequest(ctx: AuthContext, id: string, 
 }
 
 /** The person denied the request: the redirect carries `access_denied` (RFC 6749 §4.1.2.1). */
-export async function denyAuthorizationRequest(ctx: AuthContext, id: string): Promise<string> {
-  const request = await answerRequest(ctx.db, id);
+export async function denyAuthorizationRequest(ctx: AuthContext, id: string, personId: string): Promise<string> {
+  const request = await ctx.db.transaction(async (tx) => {
+    const answered = await answerRequest(tx, id);
+    await ctx.recordAuthEvent?.(tx, { kind: 'consent.denied', personId, clientId: answered.clientId, requested: answered.scopes });
+    return answered;
+  });
   return errorRedirect(ctx, request.redirectUri, new AccessDenied('the person denied the request'), request.state ?? undefined);
 }
 

@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { AuthContext } from './context.js';
-import type { Db, Queryable } from '../platform/database.js';
+import { inTransaction, type Queryable } from '../platform/database.js';
 import { toIso } from '../platform/time.js';
 import { clientDisplayName } from './clients.js';
 import { PREFIX, randomToken } from './ids.js';
@@ -29,9 +29,9 @@ export async function createGrant(db: Queryable, grant: NewGrant): Promise<strin
  * Revokes grants and every token issued from them (RFC 6749 §4.1.2 for a replayed code, OAuth 2.1 §4.3.1
  * for a reused refresh token, RFC 7009 §2.1 for a revoked refresh token, DESIGN 4.6 for a disconnect).
  */
-export async function revokeGrants(db: Db, grantIds: string[]): Promise<void> {
+export async function revokeGrants(db: Queryable, grantIds: string[]): Promise<void> {
   if (grantIds.length === 0) return;
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     await tx.update(oauthGrants).set({ revokedAt: sql`now()` }).where(and(inArray(oauthGrants.id, grantIds), isNull(oauthGrants.revokedAt)));
     await tx.update(oauthTokens).set({ revokedAt: sql`now()` }).where(and(inArray(oauthTokens.grantId, grantIds), isNull(oauthTokens.revokedAt)));
   });
@@ -88,14 +88,18 @@ export async function listConnections(ctx: AuthContext, personId: string): Promi
 
 /** DESIGN 4.6: disconnecting revokes every grant and token of that client for that person. */
 export async function disconnectClient(ctx: AuthContext, personId: string, clientId: string): Promise<void> {
-  const grants = await ctx.db
-    .select({ id: oauthGrants.id })
-    .from(oauthGrants)
-    .where(and(eq(oauthGrants.personId, personId), eq(oauthGrants.clientId, clientId), isNull(oauthGrants.revokedAt)));
-  await revokeGrants(
-    ctx.db,
-    grants.map((grant) => grant.id),
-  );
+  await ctx.db.transaction(async (tx) => {
+    const grants = await tx
+      .select({ id: oauthGrants.id })
+      .from(oauthGrants)
+      .where(and(eq(oauthGrants.personId, personId), eq(oauthGrants.clientId, clientId), isNull(oauthGrants.revokedAt)));
+    if (grants.length === 0) return;
+    await revokeGrants(
+      tx,
+      grants.map((grant) => grant.id),
+    );
+    await ctx.recordAuthEvent?.(tx, { kind: 'client.disconnected', personId, clientId, grants: grants.length });
+  });
 }
 
 function hostOf(uri: string): string {

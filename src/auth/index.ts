@@ -4,6 +4,7 @@
  * and the clean-up of spent rows. It needs only an `AuthContext` (context.ts), never the host's own modules.
  */
 export { registerAuthRoutes } from './routes.js';
+export type { AuthEvent } from './context.js';
 export { approveAuthorizationRequest, denyAuthorizationRequest, getAuthorizationRequest, type PendingAuthorization } from './authorization.js';
 export { disconnectClient, listConnections, type Connection } from './grants.js';
 export { deleteSpentOAuthRows, type OAuthSweep } from './retention.js';

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { OrgConfig } from '../config.js';
-import type { Database, Db } from '../platform/database.js';
+import type { AuthEvent } from '../auth/index.js';
+import type { Database, Db, Queryable } from '../platform/database.js';
 import type { JobWorker } from '../platform/jobs.js';
 import type { OperationWatch } from './operations/watch.js';
 
@@ -14,4 +15,6 @@ export interface OrgContext {
   watch: OperationWatch;
   /** This process's worker on the durable job queue. */
   jobs: JobWorker;
+  /** The authorization server's consents and disconnections, recorded in the activity log (activity/auth-events.ts). */
+  recordAuthEvent: (db: Queryable, event: AuthEvent) => Promise<void>;
 }

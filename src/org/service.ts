@@ -9,7 +9,9 @@ import { secureDataDir } from '../platform/data-dir.js';
 import { openDatabase, ping, type Database } from '../platform/database.js';
 import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
 import { startJobWorker, type JobWorker } from '../platform/jobs.js';
+import { parseTraceparent, withTraceparent } from '../platform/trace.js';
 import { registerAuthRoutes } from '../auth/index.js';
+import { recordAuthActivity } from './activity/auth-events.js';
 import { startActivitySealer } from './activity/chain.js';
 import { bootstrapOrganization } from './bootstrap.js';
 import { registerAgentApi } from './agent-api/routes.js';
@@ -63,7 +65,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   // Work queued by any process wakes this one's worker (operations/watch.ts). The worker's handlers are made from ctx,
   // and ctx holds the worker: it is completed just below.
   const watch = await OperationWatch.open(database, { log: app.log, queued: () => ctx.jobs?.wake() });
-  const ctx = { config, database, db: database.db, log: app.log, watch } as OrgContext;
+  const ctx = { config, database, db: database.db, log: app.log, watch, recordAuthEvent: recordAuthActivity } as OrgContext;
   const worker = startJobWorker(database, {
     handlers: {
       [HOUSEKEEPING_JOB]: housekeepingJob(ctx),
@@ -78,6 +80,9 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   });
   ctx.jobs = worker;
   const sealer = startActivitySealer(database.db, (error) => app.log.warn({ err: error }, 'sealing the activity log failed; retrying'));
+
+  // W3C Trace Context: a request's work belongs to the trace its `traceparent` header names; a malformed one is ignored.
+  app.addHook('onRequest', (request, _reply, done) => withTraceparent(parseTraceparent(request.headers.traceparent), done));
 
   // Every org answer is about a person or their credentials: none may be stored by any cache (RFC 9111
   // §5.2.2.5). Only the public metadata and JWKS routes set a lifetime of their own.

@@ -17,7 +17,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql, type SQL } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { PgTransaction, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
@@ -70,6 +70,14 @@ const MIGRATION_LOCK = 7_406_127_301;
 /** The rows a raw statement returns, on either engine (both drivers answer `{ rows }`). */
 export async function queryRows<Row>(db: Queryable, query: SQL): Promise<Row[]> {
   return ((await db.execute(query)) as unknown as { rows: Row[] }).rows;
+}
+
+/**
+ * Runs `work` in `db` when it is a transaction already, else in a new one: for writes that must commit together
+ * (a change and its audit entry) whichever the caller hands in, without a savepoint when it is a transaction.
+ */
+export function inTransaction<T>(db: Queryable, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return db instanceof PgTransaction ? work(db as Tx) : db.transaction(work);
 }
 
 export interface OpenOptions {

@@ -8,11 +8,13 @@
  *   the answer is kept ("answer too large");
  * - one deadline covers the connection, the headers and the whole body, and a read that fails or stalls is an
  *   outcome (`failed`), never an exception, so no caller resends because a read threw;
- * - `Retry-After` (seconds or an HTTP date) on `429` and `503` is parsed for the caller to honour.
+ * - `Retry-After` (seconds or an HTTP date) on `429` and `503` is parsed for the caller to honour;
+ * - the current W3C trace goes along as `traceparent` (trace.ts), so the receiver's work joins the trace.
  *
  * `postSigned` adds the Standard Webhooks signature (webhook-signature.ts): `webhook-id` stays the same on every attempt of
  * one delivery or action, so a receiver drops repeats by it.
  */
+import { outgoingTraceparent } from './trace.js';
 import { signWebhook } from './webhook-signature.js';
 
 /** The most of an answer that is read (1 MiB). */
@@ -37,9 +39,10 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new DOMException('timed out', 'TimeoutError')), request.timeoutMs);
   try {
+    const traceparent = outgoingTraceparent();
     const response = await fetch(request.url, {
       method: request.method ?? 'POST',
-      headers: request.headers,
+      headers: traceparent ? { ...request.headers, traceparent } : request.headers,
       body: request.body,
       redirect: 'manual',
       signal: abort.signal,

@@ -9,7 +9,7 @@
  */
 import { and, eq, inArray, type SQL, type WithSubquery } from 'drizzle-orm';
 import type { PgColumn, PgTable, PgUpdateSetSource, SelectedFields } from 'drizzle-orm/pg-core';
-import type { Queryable } from './database.js';
+import { inTransaction, type Queryable } from './database.js';
 import { isAppError } from './errors.js';
 
 export interface Transition<Status extends string> {
@@ -36,6 +36,11 @@ export interface StateTableSpec<T extends MovableTable, Status extends string, E
   /** The refusal of `event` from the row as it stands. */
   refusal: (current: Current<Status, Explain>, event: Event) => Error;
   notFound: () => Error;
+  /**
+   * Written with every move that happened, in its transaction (an audit entry): the move and this commit
+   * together or not at all. A refused move writes nothing of it.
+   */
+  moved?: (db: Queryable, row: T['$inferSelect'], event: Event) => Promise<void>;
 }
 
 export interface StateTable<T extends MovableTable, Status extends string, Event extends string> {
@@ -61,11 +66,23 @@ export function stateTable<T extends MovableTable, Status extends string, Event 
         ...spec.stamp?.(transition),
         ...(transition.to === null ? {} : { status: transition.to }),
       } as PgUpdateSetSource<T>;
-      const [row] = (await (alongside.length ? db.with(...alongside) : db)
-        .update(table)
-        .set(set)
-        .where(and(eq(table.id, id), inArray(table.status, [...transition.from]), spec.guard?.(event)))
-        .returning()) as T['$inferSelect'][];
+      const update = async (on: Queryable) => {
+        const [row] = (await (alongside.length ? on.with(...alongside) : on)
+          .update(table)
+          .set(set)
+          .where(and(eq(table.id, id), inArray(table.status, [...transition.from]), spec.guard?.(event)))
+          .returning()) as T['$inferSelect'][];
+        return row;
+      };
+      const { moved } = spec;
+      // The refusal is thrown after the transaction, so `alongside` stands as it does without one.
+      const row = moved
+        ? await inTransaction(db, async (tx) => {
+            const updated = await update(tx);
+            if (updated) await moved(tx, updated, event);
+            return updated;
+          })
+        : await update(db);
       if (row) return row;
       const fields = { status: table.status, ...spec.explain } as SelectedFields;
       const [current] = (await db.select(fields).from(table as PgTable).where(eq(table.id, id))) as Current<Status, Explain>[];

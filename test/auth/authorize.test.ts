@@ -84,7 +84,7 @@ describe.each(engines)('the authorization endpoint on %s', (engine) => {
 
     it('on denial redirects with access_denied, the state and iss', async () => {
       const pending = await authorize(org, { clientId: tc.clientId, redirectUri: 'http://127.0.0.1:4000/callback', state: 'abc' });
-      const params = errorParams(await denyAuthorizationRequest(org.service.ctx, consentRequestId(pending.location)));
+      const params = errorParams(await denyAuthorizationRequest(org.service.ctx, consentRequestId(pending.location), PERSON));
       expect(params.get('error')).toBe('access_denied');
       expect(params.get('state')).toBe('abc');
       expect(params.get('iss')).toBe(org.config.authPublicUrl);
@@ -97,7 +97,7 @@ describe.each(engines)('the authorization endpoint on %s', (engine) => {
       await approveAuthorizationRequest(org.service.ctx, id, PERSON);
       expect(await getAuthorizationRequest(org.service.ctx, id)).toBeNull();
       await expect(approveAuthorizationRequest(org.service.ctx, id, PERSON)).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
-      await expect(denyAuthorizationRequest(org.service.ctx, id)).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(denyAuthorizationRequest(org.service.ctx, id, PERSON)).rejects.toMatchObject({ code: 'invalid_request' });
     });
 
     it('lets exactly one of many parallel answers win', async () => {

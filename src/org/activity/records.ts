@@ -15,6 +15,7 @@ import { orgActivity } from '../schema.js';
 export type ActivityKind =
   | 'tool.called'
   | 'operation.started'
+  | 'operation.running'
   | 'operation.paused'
   | 'operation.resumed'
   | 'operation.succeeded'

@@ -10,6 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HttpServer } from '../../platform/http.js';
+import { currentTraceparent, withTraceparent } from '../../platform/trace.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { id, jsonObject, jsonValue, text } from '../fields.js';
@@ -64,6 +65,8 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
         const { operation_id } = request.params as { operation_id: string };
         authenticated.set(request, await authenticateCallback(ctx.db, operation_id, token));
       });
+      // A report without a trace of its own belongs to the trace of the operation it reports on.
+      scope.addHook('preHandler', (request, _reply, done) => withTraceparent(currentTraceparent() ?? authenticated.get(request)?.traceparent, done));
 
       scope.post(
         '/progress',

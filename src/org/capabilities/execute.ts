@@ -16,7 +16,8 @@ import { type Queryable } from '../../platform/database.js';
 import type { OrgContext } from '../context.js';
 import { connectorProblem, runConnector } from './connectors/index.js';
 import { failure, type RunnerOutcome } from '../operations/operations.js';
-import type { OperationRow } from '../operations/states.js';
+import { aboutOperation, type OperationRow } from '../operations/states.js';
+import { recordActivity, type NewActivity } from '../activity/records.js';
 import { actionHash, openDecision } from '../decisions/resolve.js';
 import { recheckHardDenies, type GateVerdict } from '../gate/index.js';
 import { operations } from '../schema.js';
@@ -50,7 +51,12 @@ export async function executeCapability(
   checkCapabilityInput(inputSchemaOf(capability), request.input);
   if (request.dryRun) {
     const subject = await loadGateSubject(db, capability.id, request.agentId);
-    const { verdict_id: _id, ...verdict } = await evaluateGate(db, { ...subject, input: request.input, spaceId: request.spaceId });
+    const { verdict_id: _id, ...verdict } = await evaluateGate(db, {
+      ...subject,
+      input: request.input,
+      spaceId: request.spaceId,
+      asker: { personId: request.personId, clientId: request.clientId },
+    });
     return { dryRun: verdict };
   }
   const operationId = await capabilityKind.start(ctx, db, {
@@ -95,7 +101,13 @@ async function runCapability(ctx: OrgContext, operation: OperationOf<{ capabilit
 
   const problem = await connectorProblem(ctx, capability.connector);
   if (problem) return { status: 'failed', error: failure('connector_failed', problem) };
-  const { charged, ...verdict } = await decideAndCharge(ctx.db, { ...subject, input, spaceId: operation.spaceId, operationId: operation.id });
+  const { charged, ...verdict } = await decideAndCharge(ctx.db, {
+    ...subject,
+    input,
+    spaceId: operation.spaceId,
+    operationId: operation.id,
+    asker: { personId: operation.personId, clientId: operation.clientId },
+  });
   if (verdict.verdict === 'deny') return { status: 'failed', error: failure('denied_by_rule', verdict.reasons.join('; ')) };
   if (verdict.verdict === 'require_approval') {
     // The decision and its expiry job together, or neither.
@@ -124,7 +136,7 @@ async function runApproved(
   { charged = false } = {},
 ): Promise<RunnerOutcome> {
   if (!charged) await chargeOnce(ctx, operation.id, agent.id, capability.cost);
-  return runConnector(ctx, capability.connector, {
+  const outcome = await runConnector(ctx, capability.connector, {
     operationId: operation.id,
     decisionId: operation.decisionId,
     capability: { id: capability.id, key: capability.key },
@@ -132,4 +144,36 @@ async function runApproved(
     spaceId: operation.spaceId,
     input,
   });
+  // The call changed the world, not the database: its entry is written as soon as it answered.
+  await recordActivity(ctx.db, connectorActivity(capability, operation, outcome));
+  return outcome;
+}
+
+/** The `connector.called` entry: which connector and host, and what came of the call. */
+function connectorActivity(capability: CapabilityRow, operation: OperationRow, outcome: RunnerOutcome): NewActivity {
+  const { connector } = capability;
+  const target = connector.kind === 'webhook' ? hostOf(connector.url) : `content ${connector.action}`;
+  // The webhook connector's result is `{status, body}`; the content connector's is the content's own answer.
+  const answer = outcome.status === 'succeeded' && connector.kind === 'webhook' ? (outcome.result as { status?: unknown } | null) : null;
+  return {
+    ...aboutOperation(operation),
+    kind: 'connector.called',
+    summary: `${capability.key} called its ${connector.kind} connector (${target}): ${outcome.status === 'failed' ? `failed — ${outcome.error.message}` : outcome.status}`,
+    subject: capability.id,
+    details: {
+      connector: connector.kind,
+      target,
+      outcome: outcome.status,
+      ...(typeof answer?.status === 'number' ? { http_status: answer.status } : {}),
+      ...(outcome.status === 'failed' ? { error: outcome.error } : {}),
+    },
+  };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url.slice(0, 200);
+  }
 }

@@ -4,7 +4,8 @@
  * verdict with the inputs it was decided on, and charges an allowed action within the agent's budget.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { queryRows, type Queryable } from '../../platform/database.js';
+import { inTransaction, queryRows, type Queryable } from '../../platform/database.js';
+import { recordActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { decide, type GateInputs, type GateRule, type GateVerdict } from '../gate/index.js';
 import { newId } from '../ids.js';
@@ -61,7 +62,13 @@ export async function loadGateSubject(db: Queryable, capabilityId: string, agent
   return { capability: row.capability, agent: row.agent, spent: row.spent, rules: toGateRules(row.standing, row.learned), now };
 }
 
-type VerdictSubject = GateSubject & { input: unknown; spaceId: string | null; operationId?: string };
+type VerdictSubject = GateSubject & {
+  input: unknown;
+  spaceId: string | null;
+  operationId?: string;
+  /** On whose behalf and through which client the gate is asked (for the activity log). */
+  asker: { personId: string; clientId: string | null };
+};
 
 /** The gate's inputs for `subject` and `input` (DESIGN 4.4), as `decide()` takes them and `gate_verdicts` keeps them. */
 function gateInputs(subject: VerdictSubject): GateInputs {
@@ -69,10 +76,11 @@ function gateInputs(subject: VerdictSubject): GateInputs {
   return { now: subject.now.toISOString(), capability, agent: { ...agentBase, spent: subject.spent }, input: subject.input, rules: subject.rules };
 }
 
-/** Stores a verdict with the inputs it was decided on. */
+/** Stores a verdict with the inputs it was decided on, and its `gate.verdict` activity entry with the reasons. */
 async function storeVerdict(db: Queryable, subject: VerdictSubject, inputs: GateInputs, verdict: GateVerdict): Promise<GateVerdict & { verdict_id: string }> {
   const id = newId('gv');
-  await db.insert(gateVerdicts).values({
+  await inTransaction(db, async (tx) => {
+    await tx.insert(gateVerdicts).values({
     id,
     capabilityId: subject.capability.id,
     agentId: subject.agent.id,
@@ -81,8 +89,21 @@ async function storeVerdict(db: Queryable, subject: VerdictSubject, inputs: Gate
     verdict: verdict.verdict,
     reasons: verdict.reasons,
     ruleIds: verdict.rule_ids,
-    shadow: verdict.shadow,
-    inputs,
+      shadow: verdict.shadow,
+      inputs,
+    });
+    await recordActivity(tx, {
+      kind: 'gate.verdict',
+      summary: `the gate said ${verdict.verdict} to ${subject.agent.name} running ${subject.capability.key}${verdict.reasons.length ? `: ${verdict.reasons.join('; ')}` : ''}`,
+      spaceId: subject.spaceId,
+      personId: subject.asker.personId,
+      clientId: subject.asker.clientId,
+      agentId: subject.agent.id,
+      capabilityId: subject.capability.id,
+      operationId: subject.operationId ?? null,
+      subject: id,
+      details: { verdict: verdict.verdict, reasons: verdict.reasons, rule_ids: verdict.rule_ids, shadow: verdict.shadow, ...(subject.operationId ? {} : { trial: true }) },
+    });
   });
   return { ...verdict, verdict_id: id };
 }
@@ -130,7 +151,7 @@ export async function describeCapability(db: Queryable, id: string, caller: { pe
   const agent = await clientAgent(db, caller.personId, caller.clientId);
   const subject = await loadGateSubject(db, id, agent.id);
   // Input conditions of rules cannot be judged without input: the verdict is for an empty object.
-  const { verdict_id: _id, ...verdict } = await evaluateGate(db, { ...subject, input: {}, spaceId: null });
+  const { verdict_id: _id, ...verdict } = await evaluateGate(db, { ...subject, input: {}, spaceId: null, asker: caller });
   return { ...toCapabilityRecord(subject.capability), verdict };
 }
 

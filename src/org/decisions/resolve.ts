@@ -14,13 +14,15 @@ import { canonicalJson } from '../../platform/canonical-json.js';
 import type { Queryable } from '../../platform/database.js';
 import { jobKind } from '../../platform/jobs.js';
 import { toIso } from '../../platform/time.js';
+import { currentTraceparent } from '../../platform/trace.js';
+import { recordActivity } from '../activity/records.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import type { GateVerdict } from '../gate/index.js';
 import { RISKS } from '../gate/index.js';
 import { newId } from '../ids.js';
 import { failOperation, failure, findOperation, resumeOperation, toOperationRecord } from '../operations/operations.js';
-import type { OperationRow } from '../operations/states.js';
+import { aboutOperation, type OperationRow } from '../operations/states.js';
 import { createLearnedRule } from '../rules/records.js';
 import { decisions, organization } from '../schema.js';
 import { decisionsFor, type Resolver } from './records.js';
@@ -73,6 +75,13 @@ export async function openDecision(
     return existing.id;
   }
   await expireDecision.enqueue(db, { decision_id: created.id }, { runAt: toIso(created.expiresAt), key: `decision-expiry:${created.id}` });
+  await recordActivity(db, {
+    ...aboutOperation(paused.operation),
+    kind: 'decision.opened',
+    summary: `a person's decision is needed: ${paused.verdict.reasons.join('; ') || 'the gate asked for approval'}`,
+    subject: created.id,
+    details: { risk: paused.capability.risk, reasons: paused.verdict.reasons, verdict_id: paused.verdict.verdict_id, expires_at: toIso(created.expiresAt) },
+  });
   return created.id;
 }
 
@@ -99,10 +108,11 @@ export async function resolveDecision(db: Queryable, resolution: Resolution, res
     note: resolution.note ?? null,
   });
   let operation: OperationRow;
+  let learnedRuleId: string | undefined;
   if (resolution.outcome === 'approve') {
     operation = await resumeOperation(db, moved.operationId);
     if (resolution.remember) {
-      await createLearnedRule(db, {
+      learnedRuleId = await createLearnedRule(db, {
         agentId: moved.agentId,
         capabilityId: moved.capabilityId,
         sameInput: resolution.remember.same_input ? moved.input : undefined,
@@ -115,8 +125,53 @@ export async function resolveDecision(db: Queryable, resolution: Resolution, res
     const reason = resolution.note ? `a person denied the action: ${resolution.note}` : undefined;
     operation = await failOperation(db, moved.operationId, failure('denied', reason));
   }
+  await recordResolution(db, moved, operation, resolver, { note: resolution.note, learnedRuleId, remember: resolution.remember });
   const [record] = await decisionsFor(db, resolver, { id: moved.id });
   return { decision: record, operation: toOperationRecord(operation) };
+}
+
+/**
+ * The resolution's entries: who resolved it and where (a client, or the inbox), and the rule it taught. They carry
+ * the trace of the operation the decision paused, which joins them to the call that asked; a resolving request
+ * with a trace of its own is named in the details.
+ */
+async function recordResolution(
+  db: Queryable,
+  decision: DecisionRow,
+  operation: OperationRow,
+  resolver: Resolver,
+  extra: { note?: string; learnedRuleId?: string; remember?: Resolution['remember'] },
+): Promise<void> {
+  const via = resolver.clientId ? 'client' : 'inbox';
+  const own = currentTraceparent();
+  const common = { ...aboutOperation(operation), personId: resolver.person.id, clientId: resolver.clientId };
+  await recordActivity(
+    db,
+    {
+      ...common,
+      kind: 'decision.resolved',
+      summary: `decision ${decision.status} ${via === 'inbox' ? 'in the inbox' : 'through a client'}${extra.note ? `: ${extra.note}` : ''}`,
+      subject: decision.id,
+      details: {
+        outcome: decision.status,
+        via,
+        requested_for: operation.personId,
+        ...(extra.note ? { note: extra.note } : {}),
+        ...(own && own !== operation.traceparent ? { request_traceparent: own } : {}),
+      },
+    },
+    ...(extra.learnedRuleId
+      ? [
+          {
+            ...common,
+            kind: 'rule.learned' as const,
+            summary: `learned to allow this agent this capability${extra.remember?.until ? ` until ${extra.remember.until}` : ''}${extra.remember?.same_input ? ' with this same input' : ''}`,
+            subject: extra.learnedRuleId,
+            details: { decision_id: decision.id, until: extra.remember?.until ?? null, same_input: extra.remember?.same_input ?? false },
+          },
+        ]
+      : []),
+  );
 }
 
 /** The due job of each decision: at its expiry, a still pending decision expires and its operation fails `expired`. */
@@ -132,6 +187,15 @@ export function decisionJobHandlers(ctx: OrgContext) {
         throw error;
       }
       const operation = await findOperation(tx, decision.operationId);
+      if (operation) {
+        await recordActivity(tx, {
+          ...aboutOperation(operation),
+          kind: 'decision.expired',
+          summary: 'the decision expired before anyone resolved it',
+          subject: decision.id,
+          details: { expires_at: toIso(decision.expiresAt) },
+        });
+      }
       if (operation?.status === 'paused') await failOperation(tx, decision.operationId, failure('expired'));
     });
   });

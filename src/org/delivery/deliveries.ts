@@ -14,7 +14,9 @@
  * agent keeps the first copy it accepted, whose token stays valid.
  */
 import { and, eq, sql, type SQL, type WithSubquery } from 'drizzle-orm';
-import { queryRows, type Queryable, type Tx } from '../../platform/database.js';
+import { inTransaction, queryRows, type Queryable, type Tx } from '../../platform/database.js';
+import { withTraceparent } from '../../platform/trace.js';
+import { recordActivity, type NewActivity } from '../activity/records.js';
 import { enqueueJobStatement, jobKind, type JobInfo } from '../../platform/jobs.js';
 import { jobs } from '../../platform/schema.js';
 import { toIso } from '../../platform/time.js';
@@ -23,7 +25,7 @@ import { findAgent, webhookTarget, type AgentRow } from '../agents/records.js';
 import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { failure, findOperation } from '../operations/operations.js';
-import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
+import { aboutOperation, SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
 import { deliveries } from '../schema.js';
 import { callbackTokenStatement, issueCallbackToken, type CallbackToken } from './callback-tokens.js';
 import { deliverSigned, type AttemptOutcome } from './webhook.js';
@@ -99,7 +101,8 @@ export async function attemptDelivery(ctx: OrgContext, deliveryId: string, job?:
     await settleDelivery(ctx.db, delivery.id, 'failed', 'the operation ended before the agent was reached');
     return;
   }
-  await attempt(ctx, delivery, operation, { job });
+  // A redelivery is part of the trace of the request that started the operation.
+  await withTraceparent(operation.traceparent, () => attempt(ctx, delivery, operation, { job }));
 }
 
 /**
@@ -216,11 +219,15 @@ export function callbackUrl(ctx: OrgContext, operationId: string): string {
   return `${ctx.config.publicUrl}/agent-api/operations/${operationId}`;
 }
 
+/** Applies what the attempt came to, recording the attempt in the activity log in the same transaction. */
 async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, outcome: AttemptOutcome, windowSeconds: number): Promise<void> {
   switch (outcome.kind) {
     case 'answered': {
-      const alongside = settlement(ctx.db, delivery.id, 'delivered');
-      const finished = await finishWork(ctx.db, operation, { status: 'succeeded', result: outcome.result }, alongside).catch(ignoreLostRace);
+      const finished = await ctx.db.transaction(async (tx) => {
+        await recordActivity(tx, attemptActivity(delivery, operation, outcome, { outcome: 'delivered' }));
+        const alongside = settlement(tx, delivery.id, 'delivered');
+        return finishWork(tx, operation, { status: 'succeeded', result: outcome.result }, alongside).catch(ignoreLostRace);
+      });
       if (finished) ctx.watch.answeredHere(finished);
       return;
     }
@@ -229,9 +236,10 @@ async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: O
         await settleDelivery(tx, delivery.id, 'delivered');
         // The agent took up the task it was sent; an answer's acceptance changes nothing.
         if (delivery.type === 'task') await acceptWork(tx, operation);
+        await recordActivity(tx, attemptActivity(delivery, operation, outcome, { outcome: 'delivered' }));
       });
     case 'refused':
-      return giveUp(ctx, delivery, operation, outcome.reason);
+      return giveUp(ctx, delivery, operation, outcome.reason, attemptActivity(delivery, operation, outcome, { outcome: 'failed' }));
     case 'retry': {
       const deadline = Date.parse(toIso(delivery.firstAttemptAt!)) + windowSeconds * 1000;
       // Retry-After (429, 503) is honoured within the delivery window; otherwise the backoff decides.
@@ -241,17 +249,53 @@ async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: O
       await ctx.db.transaction(async (tx) => {
         await tx.update(deliveries).set({ lastError: outcome.reason, updatedAt: sql`now()` }).where(eq(deliveries.id, delivery.id));
         await deliverWork.enqueue(tx, { delivery_id: delivery.id }, { key: attemptKey(delivery.id), runAt: new Date(next) });
+        await recordActivity(tx, attemptActivity(delivery, operation, outcome, { outcome: 'will_retry', retryAt: new Date(next).toISOString() }));
       });
       return;
     }
   }
 }
 
-/** The delivery failed for good: so does its operation, with `undeliverable` (DESIGN 4.5). */
-async function giveUp(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, reason: string): Promise<void> {
+/**
+ * The `delivery.attempted` entry (the operation page lists these): the attempt's number, the agent's HTTP status
+ * when it answered, the error, and whether it was delivered, will be retried or failed for good.
+ */
+function attemptActivity(
+  delivery: DeliveryRow,
+  operation: OperationRow,
+  outcome: AttemptOutcome,
+  next: { outcome: 'delivered' | 'will_retry' | 'failed'; retryAt?: string },
+): NewActivity {
+  const error = 'reason' in outcome ? outcome.reason : null;
+  const said = next.outcome === 'delivered' ? 'delivered' : next.outcome === 'will_retry' ? 'failed; will retry' : 'failed for good';
+  return {
+    ...aboutOperation(operation),
+    kind: 'delivery.attempted',
+    summary: `${delivery.type} delivery attempt ${delivery.attempts} ${said}${error ? `: ${error}` : ''}`,
+    subject: delivery.id,
+    details: {
+      delivery_id: delivery.id,
+      type: delivery.type,
+      attempt: delivery.attempts,
+      outcome: next.outcome,
+      http_status: outcome.status ?? null,
+      error,
+      ...(next.retryAt ? { retry_at: next.retryAt } : {}),
+    },
+  };
+}
+
+/**
+ * The delivery failed for good: so does its operation, with `undeliverable` (DESIGN 4.5). `attempted`: the entry of
+ * the attempt that ended it, when one did.
+ */
+async function giveUp(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, reason: string, attempted?: NewActivity): Promise<void> {
   ctx.log.warn({ delivery: delivery.id, operation: operation.id, reason }, 'delivery failed; the operation is undeliverable');
   const error = failure('undeliverable', `the agent could not be reached: ${reason}`);
-  await finishWork(ctx.db, operation, { status: 'failed', error }, settlement(ctx.db, delivery.id, 'failed', reason)).catch(ignoreLostRace);
+  await inTransaction(ctx.db, async (tx) => {
+    if (attempted) await recordActivity(tx, attempted);
+    await finishWork(tx, operation, { status: 'failed', error }, settlement(tx, delivery.id, 'failed', reason)).catch(ignoreLostRace);
+  });
 }
 
 /** Settles a pending delivery and drops its queued attempt, in one statement. */

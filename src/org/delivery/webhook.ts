@@ -15,8 +15,8 @@ export interface SignedDelivery {
   timeoutMs: number;
 }
 
-/** What an attempt came to. */
-export type AttemptOutcome =
+/** What an attempt came to; `status` is the HTTP status of the agent's answer, when it answered. */
+export type AttemptOutcome = { status?: number } & (
   /** 200 with `{result}`: the agent answered at once. */
   | { kind: 'answered'; result: unknown }
   /** 202 (or any other 2xx): the agent took the work and reports through the agent API. */
@@ -27,7 +27,8 @@ export type AttemptOutcome =
    */
   | { kind: 'retry'; reason: string; retryAfterMs?: number }
   /** Any other answer (a redirect among them): the agent will not take it, and asking again changes nothing. */
-  | { kind: 'refused'; reason: string };
+  | { kind: 'refused'; reason: string }
+);
 
 export async function deliverSigned(delivery: SignedDelivery): Promise<AttemptOutcome> {
   let outcome: OutboundResult;
@@ -44,15 +45,15 @@ function attemptOutcome(outcome: OutboundResult): AttemptOutcome {
   const { status } = outcome;
   if (status === 200) {
     const answer = parseObject(outcome.text);
-    if (answer && 'result' in answer) return { kind: 'answered', result: answer.result };
-    return { kind: 'accepted' };
+    if (answer && 'result' in answer) return { kind: 'answered', status, result: answer.result };
+    return { kind: 'accepted', status };
   }
-  if (status >= 200 && status < 300) return { kind: 'accepted' };
+  if (status >= 200 && status < 300) return { kind: 'accepted', status };
   const reason = describeRefusal('the agent', outcome);
-  if (status === 408 || status === 429 || status >= 500) return { kind: 'retry', reason, ...(outcome.retryAfterMs !== undefined && { retryAfterMs: outcome.retryAfterMs }) };
-  if (status >= 300 && status < 400) return { kind: 'refused', reason };
+  if (status === 408 || status === 429 || status >= 500) return { kind: 'retry', status, reason, ...(outcome.retryAfterMs !== undefined && { retryAfterMs: outcome.retryAfterMs }) };
+  if (status >= 300 && status < 400) return { kind: 'refused', status, reason };
   const quoted = quoteAnswer(outcome.text);
-  return { kind: 'refused', reason: `the agent refused the delivery with HTTP ${status}${quoted ? `: ${quoted}` : ''}` };
+  return { kind: 'refused', status, reason: `the agent refused the delivery with HTTP ${status}${quoted ? `: ${quoted}` : ''}` };
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

@@ -14,6 +14,7 @@ import type { HttpServer } from '../../platform/http.js';
 import { sendError, toAppError } from '../../platform/http.js';
 import { registerMcpEndpoint, type McpCall } from '../../platform/mcp/endpoint.js';
 import { buildMcpToolRegistry } from '../../platform/mcp/tools.js';
+import { currentTraceparent, parseTraceparent, withTraceparent } from '../../platform/trace.js';
 import type { OrgContext } from '../context.js';
 import { authenticateBearer, BearerRefusal } from './bearer.js';
 import { agentTools } from './agent-tools.js';
@@ -101,7 +102,12 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
 
 function installToolHandlers(server: Server, registry: OrgToolRegistry, ctx: OrgContext, { principal, http }: McpCall<OrgPrincipal>): void {
   server.setRequestHandler('tools/list', () => ({ tools: registry.tools }));
-  server.setRequestHandler('tools/call', (request) => registry.call(request.params.name, request.params.arguments, { ctx, principal, http }));
+  // W3C Trace Context: a `traceparent` in the call's `_meta` wins over the HTTP request's header (the current one).
+  server.setRequestHandler('tools/call', (request) =>
+    withTraceparent(parseTraceparent(request.params._meta?.traceparent) ?? currentTraceparent(), () =>
+      registry.call(request.params.name, request.params.arguments, { ctx, principal, http }),
+    ),
+  );
 }
 
 async function sendWebResponse(reply: FastifyReply, answer: Response): Promise<FastifyReply> {

@@ -7,7 +7,8 @@
  *   belongs to no space (spec 4.2 rule 2), and a `space_id` argument outside the person's spaces is
  *   `not_found`, like any id the caller may not see;
  * - `idempotency_key` on every tool that changes something (`effect: 'write'` or `'work'`), handled by
- *   operations/idempotency.ts: the tool's writes run in the key's transaction (`call.db`);
+ *   operations/idempotency.ts: the tool's writes run in the key's transaction (`call.db`), with the call's
+ *   `tool.called` activity entry;
  * - `wait_seconds` on tools that start work (`effect: 'work'`): `run` starts an operation and returns its id,
  *   the registry waits up to that long and returns the operation;
  * - no argument holds text PostgreSQL cannot store or JSON nested past 64 levels (org/fields.ts gives each
@@ -30,6 +31,7 @@ import { id } from '../fields.js';
 import { withIdempotencyKey, type Produced } from '../operations/idempotency.js';
 import { awaitOperation, operationRecord, runStartedHere, startingHere } from '../operations/operations.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
+import { recordActivity, type NewActivity } from '../activity/records.js';
 
 /** Who is calling, from the verified access token. */
 export interface OrgPrincipal {
@@ -82,8 +84,7 @@ export interface WorkTool<Input extends z.ZodObject> extends ToolBase<Input> {
   effect: 'work';
   /**
    * Starts the operation in `call.db` and returns its id — or, for a call that starts nothing (a dry run),
-   * `{ result }`, returned as it is. It writes once (`startOperation`, or a dry run's stored verdict): a call
-   * without an idempotency key runs outside a transaction.
+   * `{ result }`, returned as it is. It runs in the call's transaction, as a write tool does.
    */
   run(args: z.output<Input>, call: OrgToolCall): Promise<string | { result: unknown }>;
   /** The result's schema when `run` may answer without an operation; it must accept the operation record too. */
@@ -150,17 +151,36 @@ async function runTool(definition: OrgToolDefinition, args: Record<string, unkno
   const keyed = { personId: principal.personId, clientId: principal.clientId, key: key as string | undefined, tool: definition.name, args: own };
   const produce = async (db: Queryable): Promise<Produced> => {
     const outcome = await definition.run(own, { ...call, db });
-    if (definition.effect !== 'work') return { result: outcome };
-    return typeof outcome === 'string' ? { operationId: outcome } : (outcome as { result: unknown });
+    const produced: Produced =
+      definition.effect !== 'work' ? { result: outcome } : typeof outcome === 'string' ? { operationId: outcome } : (outcome as { result: unknown });
+    await recordActivity(db, toolActivity(definition.name, own, principal, produced));
+    return produced;
   };
-  // A work tool writes once (see WorkTool): without a key that write needs no transaction around it.
-  const { value: produced, started } = await startingHere(() =>
-    definition.effect === 'work' && key === undefined ? produce(ctx.db) : withIdempotencyKey(ctx.db, keyed, produce),
-  );
+  // The call's writes and its activity entry commit together; a replayed key produces (and records) nothing.
+  const { value: produced, started } = await startingHere(() => withIdempotencyKey(ctx.db, keyed, produce));
   // Committed: what the call started runs here while the caller waits (none for a replayed key).
   const runningHere = runStartedHere(started);
   if ('operationId' in produced) return awaitOperation(ctx, produced.operationId, principal.personId, wait as number, runningHere);
   return produced.result;
+}
+
+/**
+ * The `tool.called` entry of a tool that wrote or started work: who called it through which client, in which
+ * space, and what it produced (the record's id, or the operation's).
+ */
+function toolActivity(tool: string, args: Record<string, unknown>, principal: OrgPrincipal, produced: Produced): NewActivity {
+  const result = 'result' in produced ? produced.result : undefined;
+  const resultId = result !== null && typeof result === 'object' && 'id' in result && typeof result.id === 'string' ? result.id : undefined;
+  return {
+    kind: 'tool.called',
+    summary: `called ${tool}`,
+    spaceId: typeof args.space_id === 'string' ? args.space_id : null,
+    personId: principal.personId,
+    clientId: principal.clientId,
+    operationId: 'operationId' in produced ? produced.operationId : null,
+    subject: 'operationId' in produced ? produced.operationId : (resultId ?? null),
+    details: { tool, arguments: args },
+  };
 }
 
 /**

@@ -2,14 +2,15 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { orderedNow } from '../../platform/time.js';
+import { recordActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { newId } from '../ids.js';
 import { agents, memoryItems, people } from '../schema.js';
 import { itemColumns, type MemoryRecorder, type RecordMemoryInput, type MemoryCaller, type MemoryItem, toMemoryItem } from './records.js';
 
 /**
- * Records a new item, or a new version of a current one (`supersedes`). Run it in one transaction (the tool
- * registry's): the superseded item is claimed first with a conditional UPDATE, so of two versions racing to
+ * Records a new item, or a new version of a current one (`supersedes`), with its `memory.written` activity
+ * entry. Run it in one transaction (the tool registry's): the superseded item is claimed first with a conditional UPDATE, so of two versions racing to
  * supersede one item exactly one wins and the other is refused with `invalid_state`, writing nothing.
  */
 export async function recordMemory(db: Queryable, input: RecordMemoryInput, recorder: MemoryRecorder, caller: MemoryCaller): Promise<MemoryItem> {
@@ -48,6 +49,17 @@ export async function recordMemory(db: Queryable, input: RecordMemoryInput, reco
       recordedAt,
     })
     .returning(itemColumns);
+  await recordActivity(db, {
+    kind: 'memory.written',
+    summary: `${input.supersedes ? 'recorded a new version of' : 'recorded'} the ${input.kind} “${input.title}”`,
+    spaceId: input.space_id,
+    personId: recorder.type === 'person' ? recorder.personId : recorder.onBehalfOfPersonId,
+    clientId: recorder.clientId ?? null,
+    agentId: recorder.type === 'agent' ? recorder.agentId : null,
+    operationId: recorder.type === 'agent' ? recorder.operationId : null,
+    subject: id,
+    details: { memory_kind: input.kind, title: input.title, ...(input.supersedes ? { supersedes: input.supersedes } : {}) },
+  });
   return toMemoryItem(row);
 }
 

@@ -13,17 +13,19 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { eq, sql, type WithSubquery } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Queryable } from '../../platform/database.js';
+import { inTransaction, type Queryable } from '../../platform/database.js';
 import { isAppError } from '../../platform/errors.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
-import { jobKind, type ClaimedHere, type JobHandler } from '../../platform/jobs.js';
+import { jobKind, type ClaimedHere, type JobHandler, type JobInfo } from '../../platform/jobs.js';
 import { toIso } from '../../platform/time.js';
+import { currentTraceparent, withTraceparent } from '../../platform/trace.js';
+import { recordActivity } from '../activity/records.js';
 import type { OrgContext } from '../context.js';
 import { OPERATION_FAILURES, orgErrors, type OperationFailure } from '../errors.js';
 import { newId } from '../ids.js';
 import { oauthClients } from '../../auth/schema.js';
 import { decisions, operations, people } from '../schema.js';
-import { isAnswered, move, OPERATION_KINDS, OPERATION_STATUSES, type OperationKind, type OperationRow } from './states.js';
+import { isAnswered, move, operationActivity, OPERATION_KINDS, OPERATION_STATUSES, type OperationKind, type OperationRow } from './states.js';
 
 export const operationError = z.object({ code: z.string(), message: z.string() });
 export type OperationError = z.infer<typeof operationError>;
@@ -120,27 +122,32 @@ export function runStartedHere(started: ClaimedHere[]): Promise<void> | undefine
   return Promise.all(started.map((job) => job.run())).then(() => undefined);
 }
 
-/** Writes the queued operation and its job in `db`, in one statement; returns the operation's id (kinds.ts `start`). */
+/**
+ * Writes the queued operation and its job in `db`, in one statement, with its `operation.started` entry;
+ * returns the operation's id (kinds.ts `start`). The operation keeps the current trace, which its runs and
+ * deliveries carry on.
+ */
 export async function startOperation(ctx: OrgContext, db: Queryable, start: NewOperation): Promise<string> {
-  const id = newId('op');
-  const insert = db
-    .insert(operations)
-    .values({
-      id,
-      kind: start.kind,
-      status: 'queued',
-      personId: start.personId,
-      clientId: start.clientId,
-      agentId: start.agentId ?? null,
-      spaceId: start.spaceId ?? null,
-      input: start.input,
-    })
-    .getSQL();
-  const payload = { operation_id: id };
-  const here = startedHere.getStore();
-  if (here?.open) here.started.push(await runOperation.enqueueHere(ctx.jobs, db, payload, insert));
-  else await runOperation.enqueue(db, payload, { alongside: insert });
-  return id;
+  const queued = {
+    id: newId('op'),
+    kind: start.kind,
+    status: 'queued' as const,
+    personId: start.personId,
+    clientId: start.clientId,
+    agentId: start.agentId ?? null,
+    spaceId: start.spaceId ?? null,
+    input: start.input,
+    traceparent: currentTraceparent() ?? null,
+  };
+  return inTransaction(db, async (tx) => {
+    const insert = tx.insert(operations).values(queued).getSQL();
+    const payload = { operation_id: queued.id };
+    const here = startedHere.getStore();
+    if (here?.open) here.started.push(await runOperation.enqueueHere(ctx.jobs, tx, payload, insert));
+    else await runOperation.enqueue(tx, payload, { alongside: insert });
+    await recordActivity(tx, operationActivity({ ...queued, error: null, decisionId: null }, 'operation.started'));
+    return queued.id;
+  });
 }
 
 /** Applies `event` (states.ts); the database wakes whoever waits on the operation. */
@@ -268,19 +275,25 @@ export function operationJobHandlers(ctx: OrgContext, kinds: readonly Registered
     );
     // Paused, settled, or moved on by another process: nothing to run.
     if (operation?.status !== 'running') return;
-    const kind = byName.get(operation.kind);
-    let outcome: RunnerOutcome;
-    try {
-      outcome = kind
-        ? await kind.runStored(ctx, operation)
-        : { status: 'failed', error: failure('internal_error', `no runner for ${operation.kind} operations`) };
-    } catch (error) {
-      if (!job.lastAttempt) throw error;
-      ctx.log.error({ err: error, operation: id }, 'operation failed for good');
-      outcome = { status: 'failed', error: isAppError(error) ? { code: error.code, message: error.message } : failure('internal_error') };
-    }
-    await applyOutcome(ctx, id, outcome).catch(ignoreLostRace);
+    // The run is part of the trace of the request that started the operation (DESIGN 4.6).
+    await withTraceparent(operation.traceparent, () => runOperationNow(ctx, byName, operation, job));
   });
+}
+
+/** Runs the kind's runner on a running operation and applies its outcome. */
+async function runOperationNow(ctx: OrgContext, byName: Map<OperationKind, RegisteredKind>, operation: OperationRow, job: JobInfo): Promise<void> {
+  const kind = byName.get(operation.kind);
+  let outcome: RunnerOutcome;
+  try {
+    outcome = kind
+      ? await kind.runStored(ctx, operation)
+      : { status: 'failed', error: failure('internal_error', `no runner for ${operation.kind} operations`) };
+  } catch (error) {
+    if (!job.lastAttempt) throw error;
+    ctx.log.error({ err: error, operation: operation.id }, 'operation failed for good');
+    outcome = { status: 'failed', error: isAppError(error) ? { code: error.code, message: error.message } : failure('internal_error') };
+  }
+  await applyOutcome(ctx, operation.id, outcome).catch(ignoreLostRace);
 }
 
 async function applyOutcome(ctx: OrgContext, id: string, outcome: RunnerOutcome): Promise<void> {

@@ -9,6 +9,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { stateTable } from '../../platform/state-table.js';
+import { recordActivity, type ActivityKind, type NewActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { operations } from '../schema.js';
 
@@ -44,9 +45,56 @@ export function isAnswered(status: OperationStatus): boolean {
 
 export type OperationRow = typeof operations.$inferSelect;
 
+/** What the activity log tells of an operation. */
+type OperationTold = Pick<OperationRow, 'id' | 'kind' | 'status' | 'personId' | 'clientId' | 'agentId' | 'spaceId' | 'input' | 'error' | 'decisionId' | 'traceparent'>;
+
+/** What each move is in the activity log; a progress event is not an entry (the operation keeps its progress). */
+const MOVE_ACTIVITY: Partial<Record<OperationEvent, ActivityKind>> = {
+  start: 'operation.running',
+  pause: 'operation.paused',
+  resume: 'operation.resumed',
+  succeed: 'operation.succeeded',
+  fail: 'operation.failed',
+  cancel: 'operation.cancelled',
+};
+
+/**
+ * The activity entry of an operation's step: on behalf of its person, through its client, by its agent, on the
+ * trace of the request that started it.
+ */
+export function operationActivity(row: OperationTold, kind: ActivityKind): NewActivity {
+  const step = kind.slice('operation.'.length);
+  return {
+    ...aboutOperation(row),
+    kind,
+    summary: `${row.kind} operation ${step}${row.error && kind === 'operation.failed' ? `: ${row.error.code} — ${row.error.message}` : ''}`,
+    subject: row.id,
+    details: {
+      operation_kind: row.kind,
+      status: row.status,
+      ...(kind === 'operation.failed' && row.error ? { error: row.error } : {}),
+      ...(kind === 'operation.paused' && row.decisionId ? { decision_id: row.decisionId } : {}),
+    },
+  };
+}
+
+/** What every entry about an operation names: its space, person, client, agent and capability, and its trace. */
+export function aboutOperation(row: OperationTold): Omit<NewActivity, 'kind' | 'summary'> {
+  return {
+    spaceId: row.spaceId,
+    personId: row.personId,
+    clientId: row.clientId,
+    agentId: row.agentId,
+    capabilityId: row.kind === 'capability' ? (row.input as { capability_id?: string }).capability_id : undefined,
+    operationId: row.id,
+    traceparent: row.traceparent ?? undefined,
+  };
+}
+
 /**
  * Applies `event` to the stored operation, setting the result, the error or the decision beside the status, or
- * throws `invalid_state` (or `not_found`) and changes nothing of the operation.
+ * throws `invalid_state` (or `not_found`) and changes nothing of the operation. Each move is recorded in the
+ * activity log in its transaction.
  */
 export const { move } = stateTable({
   table: operations,
@@ -58,4 +106,8 @@ export const { move } = stateTable({
   refusal: ({ status }, event) =>
     orgErrors.invalidState(`the operation is ${status}, so it ${event === 'progress' ? 'takes no more progress' : `cannot ${event}`}`, { status, event }),
   notFound: () => orgErrors.notFound('operation'),
+  moved: async (db, row, event) => {
+    const kind = MOVE_ACTIVITY[event];
+    if (kind) await recordActivity(db, operationActivity(row, kind));
+  },
 });

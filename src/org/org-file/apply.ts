@@ -3,8 +3,10 @@
  * up to date, in one transaction; nothing it does not mention is deleted (people and spaces are never
  * removed by omission). Applying the same file twice changes nothing the second time.
  */
+import path from 'node:path';
 import { asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Queryable } from '../../platform/database.js';
+import { recordActivity } from '../activity/records.js';
 import { upsertDeclaredAgent } from '../agents/records.js';
 import { OrgFileError, type OrgFile } from './schema.js';
 import { upsertPerson } from '../people/records.js';
@@ -106,7 +108,29 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
   }
 
   report.rules.changed = (await replaceStandingRules(tx, file.rules)).changed;
+  await recordApplied(tx, report, source);
   return report;
+}
+
+/** One `org.applied` entry naming what the file created and updated; an apply that changed nothing records none. */
+async function recordApplied(tx: Queryable, report: ApplyReport, source: string): Promise<void> {
+  const sections = ['people', 'spaces', 'agents', 'capabilities'] as const;
+  const pick = (outcome: 'created' | 'updated') =>
+    Object.fromEntries(sections.filter((section) => report[section][outcome].length).map((section) => [section, report[section][outcome]]));
+  const created = pick('created');
+  const updated = pick('updated');
+  if (!Object.keys(created).length && !Object.keys(updated).length && !report.rules.changed) return;
+  const told = (names: Record<string, string[]>) => Object.entries(names).map(([section, list]) => `${list.length} ${section}`);
+  const parts = [
+    ...(Object.keys(created).length ? [`created ${told(created).join(', ')}`] : []),
+    ...(Object.keys(updated).length ? [`updated ${told(updated).join(', ')}`] : []),
+    ...(report.rules.changed ? [`replaced the rules (${report.rules.count})`] : []),
+  ];
+  await recordActivity(tx, {
+    kind: 'org.applied',
+    summary: `applied ${path.basename(source)}: ${parts.join('; ')}`,
+    details: { source, created, updated, rules: report.rules },
+  });
 }
 
 /** A password from `password_env` follows the rule of ATRIUM_ADMIN_PASSWORD; a weaker one refuses the whole file. */

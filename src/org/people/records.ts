@@ -1,6 +1,7 @@
 /** People of the organization (DESIGN 4.1): who signs in, consents, and is responsible for agents. */
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
+import { recordActivity } from '../activity/records.js';
 import { newId } from '../ids.js';
 import type { UpsertOutcome } from '../../platform/upsert.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -86,5 +87,11 @@ export async function setPassword(db: Queryable, personId: string, password: str
   await db.update(people).set({ passwordHash, updatedAt: sql`now()` }).where(eq(people.id, personId));
   const others = keepSessionId ? and(eq(webSessions.personId, personId), ne(webSessions.id, keepSessionId)) : eq(webSessions.personId, personId);
   const ended = await db.delete(webSessions).where(others).returning({ id: webSessions.id });
+  await recordActivity(db, {
+    kind: 'person.password_changed',
+    summary: `changed the password; ${ended.length} other web session${ended.length === 1 ? '' : 's'} signed out`,
+    personId,
+    details: { sessions_ended: ended.length },
+  });
   return ended.length;
 }

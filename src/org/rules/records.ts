@@ -13,7 +13,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { queryRows, type Queryable } from '../../platform/database.js';
+import { inTransaction, queryRows, type Queryable } from '../../platform/database.js';
+import { recordActivity } from '../activity/records.js';
 import { toIso } from '../../platform/time.js';
 import { orgErrors } from '../errors.js';
 import type { GateRule, InputCondition, RuleConditions } from '../gate/index.js';
@@ -161,13 +162,25 @@ export async function listLearnedRules(db: Queryable, person: { id: string; role
   }));
 }
 
+/** Revokes a rule the person governs, with its `rule.revoked` activity entry. */
 export async function revokeLearnedRule(db: Queryable, id: string, person: { id: string; role: string }): Promise<void> {
-  const [row] = await db
-    .update(learnedRules)
-    .set({ revokedAt: sql`now()` })
-    .where(and(eq(learnedRules.id, id), isNull(learnedRules.revokedAt), sql`${learnedRules.agentId} IN (SELECT ${agents.id} FROM ${agents} WHERE ${mayGovern(person)})`))
-    .returning({ id: learnedRules.id });
-  if (!row) throw orgErrors.notFound('learned rule');
+  await inTransaction(db, async (tx) => {
+    const [row] = await tx
+      .update(learnedRules)
+      .set({ revokedAt: sql`now()` })
+      .where(and(eq(learnedRules.id, id), isNull(learnedRules.revokedAt), sql`${learnedRules.agentId} IN (SELECT ${agents.id} FROM ${agents} WHERE ${mayGovern(person)})`))
+      .returning({ id: learnedRules.id, agentId: learnedRules.agentId, capabilityId: learnedRules.capabilityId, decisionId: learnedRules.decisionId });
+    if (!row) throw orgErrors.notFound('learned rule');
+    await recordActivity(tx, {
+      kind: 'rule.revoked',
+      summary: 'revoked a learned rule: the agent asks again before running the capability',
+      personId: person.id,
+      agentId: row.agentId,
+      capabilityId: row.capabilityId,
+      subject: row.id,
+      details: { decision_id: row.decisionId },
+    });
+  });
 }
 
 /** Owners and admins govern every agent; anyone else the agents they are responsible for. */

@@ -1,12 +1,13 @@
 /** A task as its assigned agent sees and moves it (the delivery and the agent API): each move in the caller's transaction, refused as tasks/states.ts says. */
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
+import { recordActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { newId } from '../ids.js';
 import { type OperationError } from '../operations/operations.js';
 import { taskQuestions, tasks } from '../schema.js';
 import { moveTask } from './states.js';
-import { addEvent, quote, recordMove, getTaskRecord, type TaskRecord } from './records.js';
+import { addEvent, quote, taskActivity, recordMove, getTaskRecord, type TaskRecord } from './records.js';
 
 /** The task as its assigned agent sees it; `not_found` for any other agent. */
 export async function getTaskForAgent(db: Queryable, taskId: string, agentId: string): Promise<TaskRecord> {
@@ -44,7 +45,7 @@ export async function askTaskQuestion(
   if (!row || row.assignee !== input.askedBy) throw orgErrors.notFound('task');
   const questionId = newId('q');
   await db.transaction(async (tx) => {
-    await moveTask(tx, taskId, 'ask');
+    const task = await moveTask(tx, taskId, 'ask');
     await tx.insert(taskQuestions).values({
       id: questionId,
       taskId,
@@ -53,6 +54,8 @@ export async function askTaskQuestion(
       operationId: input.operationId ?? null,
     });
     await addEvent(tx, taskId, { message: `Asked: ${quote(input.text)}`, operationId: input.operationId });
+    const asked = { operationId: input.operationId, details: { question_id: questionId, question: input.text } };
+    await recordActivity(tx, taskActivity(task, 'task.question', `its agent asked “${quote(input.text)}”`, asked));
   });
   return questionId;
 }

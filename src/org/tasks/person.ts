@@ -4,13 +4,14 @@ import type { Queryable } from '../../platform/database.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
 import { orderedNow, toIso } from '../../platform/time.js';
 import type { OrgContext } from '../context.js';
+import { recordActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { newId } from '../ids.js';
 import { moveOperation } from '../operations/operations.js';
 import { instantToLocal, nextRunAfter, toSchedule, type Schedule } from './schedules.js';
 import { agents, operations, taskProgress, taskQuestions, tasks } from '../schema.js';
 import { moveTask, type TaskRow } from './states.js';
-import { type TaskQuestion, type CancelTaskInput, addEvent, type CreateTaskInput, toRecords, quote, toQuestion, loadTask, type TaskCaller, loadVisibleTask, type AnswerTaskInput, type TaskPage, type ListTasksInput, getTaskRecord, type TaskRecord } from './records.js';
+import { taskActivity, type TaskQuestion, type CancelTaskInput, addEvent, type CreateTaskInput, toRecords, quote, toQuestion, loadTask, type TaskCaller, loadVisibleTask, type AnswerTaskInput, type TaskPage, type ListTasksInput, getTaskRecord, type TaskRecord } from './records.js';
 import { deliverTask } from './runs.js';
 import { taskAnswerJob } from './records.js';
 import { keysetPage, type Page } from '../../platform/paging.js';
@@ -42,6 +43,7 @@ export async function createTask(ctx: OrgContext, db: Queryable, input: CreateTa
     updatedAt: now,
   });
   const task = await loadTask(db, taskId);
+  await recordActivity(db, taskActivity(task, 'task.created', 'created a task', { details: { schedule: schedule ?? null } }));
   if (task.assigneeAgentId && !schedule) await deliverTask(ctx, db, task, { runAt: null, clientId: caller.clientId, message: 'Sent to its agent' });
   return getTaskRecord(db, taskId);
 }
@@ -79,7 +81,7 @@ export async function getTask(db: Queryable, taskId: string, caller: Pick<TaskCa
 export async function answerTask(db: Queryable, input: AnswerTaskInput, caller: TaskCaller): Promise<TaskRecord> {
   await loadVisibleTask(db, input.task_id, caller);
   return db.transaction(async (tx) => {
-    await moveTask(tx, input.task_id, 'answer');
+    const task = await moveTask(tx, input.task_id, 'answer');
     const [question] = await tx
       .update(taskQuestions)
       .set({ answer: input.answer, answeredAt: sql`now()`, answeredByPersonId: caller.personId })
@@ -94,6 +96,8 @@ export async function answerTask(db: Queryable, input: AnswerTaskInput, caller: 
       throw orgErrors.invalidState('the question was already answered', { answered_at: toIso(asked.answeredAt) });
     }
     await addEvent(tx, input.task_id, { message: `Answered: ${quote(question.text)}`, operationId: question.operationId });
+    const answered = { operationId: question.operationId, personId: caller.personId, clientId: caller.clientId, details: { question_id: question.id, question: question.text } };
+    await recordActivity(tx, taskActivity(task, 'task.answered', `answered “${quote(question.text)}”`, answered));
     const [open] = await tx
       .select({ id: taskQuestions.id })
       .from(taskQuestions)
@@ -114,8 +118,11 @@ export async function answerTask(db: Queryable, input: AnswerTaskInput, caller: 
 export async function cancelTask(db: Queryable, input: CancelTaskInput, caller: TaskCaller): Promise<TaskRecord> {
   await loadVisibleTask(db, input.task_id, caller);
   return db.transaction(async (tx) => {
-    await moveTask(tx, input.task_id, 'cancel', { nextRunAt: null });
-    await addEvent(tx, input.task_id, { message: input.reason ? `Cancelled: ${input.reason}` : 'Cancelled' });
+    const task = await moveTask(tx, input.task_id, 'cancel', { nextRunAt: null });
+    const message = input.reason ? `Cancelled: ${input.reason}` : 'Cancelled';
+    await addEvent(tx, input.task_id, { message });
+    const by = { event: 'cancel', personId: caller.personId, clientId: caller.clientId, details: { reason: input.reason ?? null } };
+    await recordActivity(tx, taskActivity(task, 'task.updated', `task cancel: ${message}`, by));
     const live = await tx
       .selectDistinct({ id: operations.id })
       .from(taskProgress)

@@ -26,6 +26,7 @@ import { asc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
 import { toIso } from '../../platform/time.js';
+import { recordActivity, type ActivityKind, type NewActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { dateCursor, id as fieldId, text } from '../fields.js';
 import { scheduleInput, scheduleRecord } from './schedules.js';
@@ -156,10 +157,35 @@ export async function recordMove(
   changes: Parameters<typeof moveTask>[3] = {},
 ): Promise<TaskRecord> {
   return db.transaction(async (tx) => {
-    await moveTask(tx, taskId, event, changes);
+    const row = await moveTask(tx, taskId, event, changes);
     await addEvent(tx, taskId, progress);
+    // Progress is the task's own record; a move of its status is the organization's too.
+    if (event !== 'progress') await recordActivity(tx, taskActivity(row, 'task.updated', `task ${event}: ${progress.message}`, { event, operationId: progress.operationId }));
     return getTaskRecord(tx, taskId);
   });
+}
+
+/**
+ * A task's activity entry: in its space, on behalf of the person it is for, through the client it came from, and
+ * naming its agent unless another actor is given.
+ */
+export function taskActivity(
+  row: TaskRow,
+  kind: ActivityKind,
+  summary: string,
+  extra: { event?: string; operationId?: string | null; personId?: string; clientId?: string | null; details?: Record<string, unknown> } = {},
+): NewActivity {
+  return {
+    kind,
+    summary: `${summary} (“${quote(row.title)}”)`,
+    spaceId: row.spaceId,
+    personId: extra.personId ?? row.personId,
+    clientId: extra.clientId === undefined ? row.clientId : extra.clientId,
+    agentId: row.assigneeAgentId,
+    operationId: extra.operationId ?? null,
+    subject: row.id,
+    details: { title: row.title, status: row.status, ...(extra.event ? { event: extra.event } : {}), ...extra.details },
+  };
 }
 
 export async function addEvent(db: Queryable, taskId: string, event: { message: string; percent?: number; operationId?: string | null }): Promise<void> {

@@ -9,7 +9,8 @@ import type { OrgContext } from '../context.js';
 import { instantToLocal, nextRunAfter } from './schedules.js';
 import { operations, taskProgress, tasks } from '../schema.js';
 import { moveTask, type TaskRow } from './states.js';
-import { addEvent, taskOperationInput } from './records.js';
+import { addEvent, taskActivity, taskOperationInput } from './records.js';
+import { recordActivity } from '../activity/records.js';
 import { periodicJob } from '../../platform/periodic-jobs.js';
 import { startOperation } from '../operations/operations.js';
 
@@ -78,6 +79,7 @@ async function fireTaskRun(ctx: OrgContext, taskId: string, dueAt: string, now: 
     const runAt = due.toISOString();
     const when = `Scheduled run at ${instantToLocal(due, schedule.timezone)} ${schedule.timezone}`;
     const opened = await moveTask(tx, taskId, 'run').catch(ignoreLostRace);
+    if (opened) await recordActivity(tx, taskActivity(opened, 'task.updated', `task run: ${when} is due`, { event: 'run', clientId: null }));
     if (!opened) {
       await addEvent(tx, taskId, { message: `${when} skipped: the task is still ${task.status.replace('_', ' ')}` });
     } else if (opened.assigneeAgentId) {

@@ -133,7 +133,7 @@ export function registerConsentPage(app: FastifyInstance, web: WebContext): void
       await recordClientAgent(ctx.db, { clientId: pending.clientId, clientName: pending.clientName, personId: session.person.id });
       return reply.redirect(location, 303);
     }
-    if (decision === 'deny') return reply.redirect(await denyAuthorizationRequest(ctx, pending.id), 303);
+    if (decision === 'deny') return reply.redirect(await denyAuthorizationRequest(ctx, pending.id, session.person.id), 303);
     return sendPage(reply, 400, 'Connect an application', <h1>Choose Allow or Deny</h1>, signedIn);
   });
 }

@@ -9,6 +9,7 @@ import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Queryable } from '../../platform/database.js';
 import type { OrgContext } from '../context.js';
+import { recordActivity } from '../activity/records.js';
 import { getPerson, type Person } from '../people/records.js';
 import { webSessions } from '../schema.js';
 
@@ -44,12 +45,16 @@ function isHttps(ctx: OrgContext): boolean {
   return ctx.config.publicUrl.startsWith('https:');
 }
 
+/** Signs the person in: a new session, recorded as `person.signed_in` in its transaction. */
 export async function startSession(ctx: OrgContext, reply: FastifyReply, personId: string): Promise<void> {
   const token = randomBytes(32).toString('base64url');
-  await ctx.db.insert(webSessions).values({
-    id: hashToken(token),
-    personId,
-    expiresAt: sql`now() + make_interval(secs => ${SESSION_SECONDS})`,
+  await ctx.db.transaction(async (tx) => {
+    await tx.insert(webSessions).values({
+      id: hashToken(token),
+      personId,
+      expiresAt: sql`now() + make_interval(secs => ${SESSION_SECONDS})`,
+    });
+    await recordActivity(tx, { kind: 'person.signed_in', summary: 'signed in on the web', personId });
   });
   reply.setCookie(cookieName(ctx, SESSION_COOKIE), token, { ...cookieOptions(ctx), maxAge: SESSION_SECONDS });
 }
@@ -74,9 +79,15 @@ export async function currentSession(ctx: OrgContext, request: FastifyRequest): 
   return person ? { id, person } : null;
 }
 
+/** Signs out: the session ends, recorded as `person.signed_out` when there was one. */
 export async function endSession(ctx: OrgContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const token = unsignedCookie(request, cookieName(ctx, SESSION_COOKIE));
-  if (token) await ctx.db.delete(webSessions).where(eq(webSessions.id, hashToken(token)));
+  if (token) {
+    await ctx.db.transaction(async (tx) => {
+      const [ended] = await tx.delete(webSessions).where(eq(webSessions.id, hashToken(token))).returning({ personId: webSessions.personId });
+      if (ended) await recordActivity(tx, { kind: 'person.signed_out', summary: 'signed out on the web', personId: ended.personId });
+    });
+  }
   reply.clearCookie(cookieName(ctx, SESSION_COOKIE), { ...cookieOptions(ctx), signed: undefined });
 }
 
