@@ -55,6 +55,7 @@ export function sendCsrfFailure(reply: FastifyReply): FastifyReply {
 /**
  * One of the signed-in person's own pages (inbox, rules, connections): navigation and the pending count, which
  * counts what the inbox asks of the person: decisions awaiting them and open questions on their spaces' tasks.
+ * The status is the reply's own, 200 unless the page set another (an operation not found is a 404).
  */
 export async function sendPersonalPage(
   web: WebContext,
@@ -68,5 +69,5 @@ export async function sendPersonalPage(
   const { db } = web.ctx;
   const questions = await countOpenTaskQuestions(db, await listSpaceIdsOfPerson(db, session.person.id));
   const pending = (await countPendingDecisions(db, session.person)) + questions;
-  return sendPage(reply, 200, title, body, { name: session.person.name, csrf, pending, current });
+  return sendPage(reply, reply.statusCode, title, body, { name: session.person.name, csrf, pending, current });
 }
