@@ -24,6 +24,9 @@ import { registerAssets } from './assets.js';
 import { sendPage, type WebContext } from './respond.js';
 import { registerSignInPages } from './signin.js';
 import { registerHomePage } from './home.js';
+import { registerOperationPages } from './operations.js';
+import { registerAgentPages } from './agents.js';
+import { registerCapabilityPages } from './capabilities.js';
 import { registerToolsPage } from './tools-page.js';
 import type { OrgToolDefinition } from '../mcp/tools.js';
 
@@ -74,5 +77,8 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerAccountPage(scope, web);
     registerConnectPage(scope, web);
     registerHomePage(scope, web);
+    registerOperationPages(scope, web);
+    registerAgentPages(scope, web);
+    registerCapabilityPages(scope, web);
   });
 }
