@@ -1,0 +1,79 @@
+/**
+ * The browser check every page test runs (DESIGN 4.6: pages work at a phone's width and are tested with
+ * axe-core): a page is opened at a desktop's width (1280 × 800) and a phone's (390 × 844); at each, axe-core
+ * must find nothing `serious` or `critical` and the document must not scroll sideways, and a full-page
+ * screenshot is saved as test-artifacts/screenshots/<name>-desktop.png and <name>-phone.png for a person to look at.
+ */
+import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { AxeResults } from 'axe-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+const axeSource: string = createRequire(import.meta.url)('axe-core').source;
+
+export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-artifacts/screenshots');
+
+const WIDTHS = [
+  { label: 'desktop', width: 1280, height: 800 },
+  { label: 'phone', width: 390, height: 844 },
+] as const;
+
+/** Debian's Chromium (DESIGN 7: never a downloaded browser), headless. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+}
+
+/**
+ * How the page is reached: a URL, or the steps that lead to it (a page that answers a form, such as
+ * "form expired"). It is reached again at each width.
+ */
+export type PageTarget = string | ((page: Page) => Promise<unknown>);
+
+/** Opens `target` at both widths and throws one error listing every problem found at either. */
+export async function checkPage(page: Page, target: PageTarget, name: string): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const problems: string[] = [];
+  for (const { label, width, height } of WIDTHS) {
+    await page.setViewportSize({ width, height });
+    if (typeof target === 'string') await page.goto(target);
+    else await target(page);
+    await page.waitForLoadState('load');
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
+    for (const problem of [...(await seriousViolations(page)), ...(await sidewaysScroll(page))]) problems.push(`${name} at ${width} px: ${problem}`);
+  }
+  if (problems.length) throw new Error(`${problems.length} problem(s) on ${name}:\n${problems.join('\n')}`);
+}
+
+/**
+ * axe-core's serious and critical findings. The pages' CSP allows scripts from their own origin only, so a
+ * <script> tag with axe inline would be refused; code evaluated through the DevTools protocol
+ * (page.evaluate) is not subject to the page's CSP, so axe is defined that way and the page keeps its real
+ * CSP while it is checked (bypassCSP would check a page that is not the one people get).
+ */
+async function seriousViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  const results = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<AxeResults> } }).axe.run());
+  if (results.passes.length === 0) throw new Error(`axe-core checked nothing on ${page.url()}`);
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => {
+      const targets = violation.nodes.map((node) => node.target.join(' ')).join(', ');
+      return `axe ${violation.id} (${violation.impact}): ${violation.help} — ${targets}`;
+    });
+}
+
+/** The document must fit the window: anything wider makes a person scroll sideways to read it. */
+async function sidewaysScroll(page: Page): Promise<string[]> {
+  const overflow = await page.evaluate(() => {
+    const viewport = document.documentElement.clientWidth;
+    const scroll = document.documentElement.scrollWidth - viewport;
+    // The innermost elements that stick out name the culprit.
+    const outside = [...document.body.querySelectorAll('*')].filter(
+      (element) => element.getBoundingClientRect().right > viewport + 0.5 && ![...element.children].some((child) => child.getBoundingClientRect().right > viewport + 0.5),
+    );
+    const describe = (element: Element) => `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}${element.className ? `.${String(element.className).split(' ').join('.')}` : ''}`;
+    return { scroll, outside: outside.slice(0, 10).map(describe) };
+  });
+  return overflow.scroll > 0 ? [`the document scrolls ${overflow.scroll} px sideways (sticking out: ${overflow.outside.join(', ') || 'nothing visible'})`] : [];
+}
