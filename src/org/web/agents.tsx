@@ -60,9 +60,9 @@ export function registerAgentPages(app: FastifyInstance, web: WebContext): void 
             <tbody>
               {page.rows.map((agent) => (
                 <tr key={agent.id}>
-                  <td data-label="Agent">
+                  <th scope="row" data-label="Agent">
                     <a href={`/agents/${agent.id}`}>{agent.name}</a> <small>{kindLabel(agent)}</small>
-                  </td>
+                  </th>
                   <td data-label="Status">
                     <Badge value={agent.status} />
                   </td>
@@ -147,7 +147,7 @@ export function registerAgentPages(app: FastifyInstance, web: WebContext): void 
           )}
 
           <h2>Recent work</h2>
-          {work.rows.length === 0 ? <p>No operations you can see.</p> : <OperationTable rows={work.rows} caption={`Recent work of ${agent.name}`} />}
+          {work.rows.length === 0 ? <p>No operations you can see.</p> : <OperationTable rows={work.rows} caption={`Recent work of ${agent.name}`} without="agent" />}
           {work.next ? (
             <p>
               <a href={withQuery('/operations', { agent: agent.id })}>All of {agent.name}'s operations</a>

@@ -45,9 +45,9 @@ export function registerCapabilityPages(app: FastifyInstance, web: WebContext): 
             <tbody>
               {page.rows.map((capability) => (
                 <tr key={capability.id}>
-                  <td data-label="Capability">
+                  <th scope="row" data-label="Capability">
                     <a href={`/capabilities/${capability.id}`}>{capability.key}</a> <small>{capability.name}</small>
-                  </td>
+                  </th>
                   <td data-label="Risk">
                     <Badge value={capability.risk} />
                   </td>
@@ -119,9 +119,9 @@ export function registerCapabilityPages(app: FastifyInstance, web: WebContext): 
               <tbody>
                 {rules.map((rule) => (
                   <tr key={rule.id}>
-                    <td data-label="Rule">
+                    <th scope="row" data-label="Rule">
                       {rule.name} <small>{rule.source === 'learned' ? 'learned' : 'organization file'}</small>
-                    </td>
+                    </th>
                     <td data-label="Says">
                       <Badge value={rule.then} />
                     </td>

@@ -102,6 +102,7 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
       deliveriesOfOperation(db, operation.id),
     ]);
     const entries = [...activity.rows].reverse();
+    const attempts = entries.filter((entry) => entry.kind === 'delivery.attempted');
     return {
       title: `Operation ${operation.id}`,
       body: (
@@ -170,14 +171,22 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
           <h2>Input</h2>
           <BoundedJson value={operation.input} />
 
-          <h2>Gate</h2>
-          {verdicts.length === 0 ? <p>The gate did not decide this operation.</p> : verdicts.map((verdict) => <VerdictBlock key={verdict.id} verdict={verdict} />)}
+          {operation.kind === 'capability' || verdicts.length || decision ? (
+            <>
+              <h2>Gate</h2>
+              {verdicts.length === 0 ? <p>The gate has not decided this operation.</p> : verdicts.map((verdict) => <VerdictBlock key={verdict.id} verdict={verdict} />)}
 
-          <h2>Decision</h2>
-          {decision ? <DecisionBlock decision={decision} /> : <p>No person was asked to decide.</p>}
+              <h2>Decision</h2>
+              {decision ? <DecisionBlock decision={decision} /> : <p>No person was asked to decide.</p>}
+            </>
+          ) : null}
 
-          <h2>Deliveries</h2>
-          <Deliveries deliveries={deliveries} attempts={entries.filter((entry) => entry.kind === 'delivery.attempted')} />
+          {operation.kind !== 'capability' || deliveries.length || attempts.length ? (
+            <>
+              <h2>Deliveries</h2>
+              <Deliveries deliveries={deliveries} attempts={attempts} />
+            </>
+          ) : null}
 
           <h2>{operation.error ? 'Error' : 'Result'}</h2>
           <Outcome operation={operation} />
@@ -203,8 +212,8 @@ function Select({ name, label, value, options }: { name: string; label: string; 
   );
 }
 
-/** The list's rows; also an agent's recent work. */
-export function OperationTable({ rows, caption }: { rows: OperationListRow[]; caption?: string }): VNode {
+/** The list's rows; also an agent's recent work, where the agent's own column is left out (`without: 'agent'`). */
+export function OperationTable({ rows, caption, without }: { rows: OperationListRow[]; caption?: string; without?: 'agent' }): VNode {
   return (
     <table class="stack">
       {caption ? <caption class="visually-hidden">{caption}</caption> : null}
@@ -213,7 +222,7 @@ export function OperationTable({ rows, caption }: { rows: OperationListRow[]; ca
           <th scope="col">Operation</th>
           <th scope="col">Status</th>
           <th scope="col">Kind</th>
-          <th scope="col">Agent</th>
+          {without === 'agent' ? null : <th scope="col">Agent</th>}
           <th scope="col">Capability</th>
           <th scope="col">Space</th>
           <th scope="col">For</th>
@@ -224,16 +233,16 @@ export function OperationTable({ rows, caption }: { rows: OperationListRow[]; ca
       <tbody>
         {rows.map((row) => (
           <tr key={row.id}>
-            <td data-label="Operation">
+            <th scope="row" data-label="Operation">
               <a href={`/operations/${row.id}`}>
                 <code>{row.id}</code>
               </a>
-            </td>
+            </th>
             <td data-label="Status">
               <Badge value={row.status} />
             </td>
             <td data-label="Kind">{row.kind}</td>
-            <td data-label="Agent">{row.agent ? <a href={`/agents/${row.agent.id}`}>{row.agent.name}</a> : '—'}</td>
+            {without === 'agent' ? null : <td data-label="Agent">{row.agent ? <a href={`/agents/${row.agent.id}`}>{row.agent.name}</a> : '—'}</td>}
             <td data-label="Capability">{row.capability ? <a href={`/capabilities/${row.capability.id}`}>{row.capability.key}</a> : '—'}</td>
             <td data-label="Space">{row.space?.name ?? '—'}</td>
             <td data-label="For">{row.person.name}</td>
@@ -411,9 +420,9 @@ function Deliveries({ deliveries, attempts }: { deliveries: DeliveryView[]; atte
           <tbody>
             {deliveries.map((delivery) => (
               <tr key={delivery.id}>
-                <td data-label="Delivery">
+                <th scope="row" data-label="Delivery">
                   <code>{delivery.id}</code>
-                </td>
+                </th>
                 <td data-label="Type">{delivery.type}</td>
                 <td data-label="Status">
                   <Badge value={delivery.status} />
