@@ -45,19 +45,33 @@ export function operationScope(scope: ReadScope): SQL | undefined {
   return scopeCondition(scope, { space: operations.spaceId, person: operations.personId });
 }
 
+/**
+ * A page of operations. Its ids are chosen first, joined with names after, so only the page's rows are joined.
+ * For a reader who does not see everything the page is the newest of one index-ordered branch per space of
+ * theirs and one of their own operations, merged: each branch reads at most a page from its index however the
+ * organization's other spaces grow (an OR over spaces and person would read every row the reader may see).
+ */
 export async function listOperations(
   db: Queryable,
   scope: ReadScope,
   filter: OperationFilter,
   page: { limit: number; before?: OperationCursor },
 ): Promise<{ rows: OperationListRow[]; next: OperationCursor | null }> {
-  const conditions: (SQL | undefined)[] = [operationScope(scope)];
+  const conditions: SQL[] = [];
   if (filter.status) conditions.push(eq(operations.status, filter.status));
   if (filter.kind) conditions.push(eq(operations.kind, filter.kind));
   if (filter.agentId) conditions.push(eq(operations.agentId, filter.agentId));
   if (filter.spaceId) conditions.push(eq(operations.spaceId, filter.spaceId));
   if (filter.capabilityId) conditions.push(eq(operations.kind, 'capability'), sql`${capabilityIdOf} = ${filter.capabilityId}`);
   if (page.before) conditions.push(sql`(${operations.createdAt}, ${operations.id}) < (${page.before.createdAt}::timestamptz, ${page.before.id})`);
+  const take = page.limit + 1;
+  const branch = (scoped?: SQL) =>
+    sql`(SELECT ${operations.id}, ${operations.createdAt} FROM ${operations} WHERE ${and(sql`true`, scoped, ...conditions)}
+      ORDER BY ${operations.createdAt} DESC, ${operations.id} DESC LIMIT ${take})`;
+  const branches = scope.all
+    ? [branch()]
+    : [branch(eq(operations.personId, scope.personId)), ...scope.spaceIds.map((spaceId) => branch(eq(operations.spaceId, spaceId)))];
+  const pageIds = sql`SELECT id FROM (${sql.join(branches, sql` UNION `)}) AS branches ORDER BY created_at DESC, id DESC LIMIT ${take}`;
   const rows = await db
     .select({
       id: operations.id,
@@ -79,9 +93,8 @@ export async function listOperations(
     .leftJoin(agents, eq(agents.id, operations.agentId))
     .leftJoin(spaces, eq(spaces.id, operations.spaceId))
     .leftJoin(capabilities, and(eq(operations.kind, 'capability'), eq(capabilities.id, capabilityIdOf)))
-    .where(and(...conditions))
-    .orderBy(desc(operations.createdAt), desc(operations.id))
-    .limit(page.limit + 1);
+    .where(sql`${operations.id} IN (${pageIds})`)
+    .orderBy(desc(operations.createdAt), desc(operations.id));
   const shown = rows.slice(0, page.limit).map(
     (row): OperationListRow => ({
       id: row.id,

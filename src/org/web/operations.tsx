@@ -289,7 +289,7 @@ const STEP_TITLES: Record<string, string> = {
  */
 function Timeline({ operation, entries, decision }: { operation: OperationRow; entries: ActivityEntry[]; decision: DecisionRecord | undefined }): VNode {
   const logged = new Set(entries.map((entry) => entry.kind));
-  const steps: Step[] = entries.map((entry) => ({ at: entry.at, title: STEP_TITLES[entry.kind] ?? entry.kind, detail: entry.summary }));
+  const steps: Step[] = entries.map((entry) => ({ at: entry.at, title: STEP_TITLES[entry.kind] ?? entry.kind, detail: stepDetail(entry) }));
   if (!logged.has('operation.started')) steps.push({ at: operation.createdAt, title: 'Queued' });
   if (decision && !logged.has('operation.paused') && !logged.has('decision.opened')) {
     steps.push({ at: decision.requested_at, title: 'Paused', detail: `waiting for a person's decision: ${decision.reasons.join('; ')}` });
@@ -319,6 +319,13 @@ function Timeline({ operation, entries, decision }: { operation: OperationRow; e
       ))}
     </ol>
   );
+}
+
+/** An operation's own steps need no words beyond their title but a failure's error; anything else says what it was. */
+function stepDetail(entry: ActivityEntry): string | undefined {
+  if (!entry.kind.startsWith('operation.')) return entry.summary;
+  const error = (entry.details as { error?: { code?: unknown; message?: unknown } }).error;
+  return error ? `${String(error.code)}: ${String(error.message)}` : undefined;
 }
 
 /** One verdict of the gate: what it said, why, which rules decided, and what the shadow rules would have done. */
