@@ -280,6 +280,7 @@ const STEP_TITLES: Record<string, string> = {
   'decision.expired': 'Decision expired',
   'delivery.attempted': 'Delivery attempt',
   'connector.called': 'Connector called',
+  'tool.called': 'Tool called',
 };
 
 /**
@@ -451,21 +452,25 @@ function Deliveries({ deliveries, attempts }: { deliveries: DeliveryView[]; atte
             <tr>
               <th scope="col">Attempt</th>
               <th scope="col">When</th>
-              <th scope="col">Answer</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">HTTP status</th>
               <th scope="col">Error</th>
             </tr>
           </thead>
           <tbody>
             {attempts.map((entry) => {
-              const details = entry.details as { attempt?: unknown; status?: unknown; error?: unknown };
+              const attempt = attemptDetails(entry);
               return (
                 <tr key={entry.seq}>
-                  <td data-label="Attempt">{details.attempt === undefined ? '—' : String(details.attempt)}</td>
+                  <th scope="row" data-label="Attempt">
+                    {attempt.number ?? '—'}
+                  </th>
                   <td data-label="When">
                     <Time value={entry.at} />
                   </td>
-                  <td data-label="Answer">{details.status === undefined ? '—' : String(details.status)}</td>
-                  <td data-label="Error">{details.error === undefined || details.error === null ? '—' : String(typeof details.error === 'object' ? JSON.stringify(details.error) : details.error)}</td>
+                  <td data-label="Outcome">{attempt.outcome ? <Badge value={attempt.outcome} /> : '—'}</td>
+                  <td data-label="HTTP status">{attempt.httpStatus ?? '—'}</td>
+                  <td data-label="Error">{attempt.error ?? '—'}</td>
                 </tr>
               );
             })}
@@ -474,6 +479,13 @@ function Deliveries({ deliveries, attempts }: { deliveries: DeliveryView[]; atte
       ) : null}
     </>
   );
+}
+
+/** What a `delivery.attempted` entry says of its attempt: its number, `delivered`, `will_retry` or `failed`, the agent's HTTP status, the error. */
+function attemptDetails(entry: ActivityEntry): { number?: string; outcome?: string; httpStatus?: string; error?: string } {
+  const details = entry.details;
+  const text = (value: unknown) => (value === undefined || value === null ? undefined : typeof value === 'object' ? JSON.stringify(value) : String(value));
+  return { number: text(details.attempt), outcome: text(details.outcome ?? details.status), httpStatus: text(details.http_status), error: text(details.error) };
 }
 
 function Outcome({ operation }: { operation: OperationRow }): VNode {
