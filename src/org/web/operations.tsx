@@ -54,7 +54,7 @@ const listQuery = z.object({
 /** A page of one record takes no query. */
 export const noQuery = z.object({});
 
-export function activityScope(scope: ReadScope): ActivityScope {
+function activityScope(scope: ReadScope): ActivityScope {
   return scope.all ? { all: true } : { all: false, personId: scope.personId, spaceIds: scope.spaceIds };
 }
 
@@ -330,7 +330,7 @@ function stepDetail(entry: ActivityEntry): string | undefined {
 }
 
 /** One verdict of the gate: what it said, why, which rules decided, and what the shadow rules would have done. */
-export function VerdictBlock({ verdict }: { verdict: VerdictView }): VNode {
+function VerdictBlock({ verdict }: { verdict: VerdictView }): VNode {
   return (
     <article>
       <p>
@@ -463,7 +463,7 @@ function Deliveries({ deliveries, attempts }: { deliveries: DeliveryView[]; atte
               return (
                 <tr key={entry.seq}>
                   <th scope="row" data-label="Attempt">
-                    {attempt.number ?? '—'}
+                    Attempt {attempt.number ?? '—'}
                   </th>
                   <td data-label="When">
                     <Time value={entry.at} />
