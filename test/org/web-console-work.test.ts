@@ -235,7 +235,7 @@ rules:
       expect(page.text).toContain(`href="/agents/${ids.scribe}">Scribe</a>`);
       expect(page.text).toContain('2 · act within rules');
       expect(page.text).toMatch(/<meter[^>]*max="50"/);
-      expect(page.text).toContain('<span class="badge active">active</span>');
+      expect(page.text).toContain('<span class="badge enabled">enabled</span>');
       expect(page.text).toContain('Otto beta-only client');
     });
 

@@ -64,7 +64,7 @@ export function registerAgentPages(app: FastifyInstance, web: WebContext): void 
                     <a href={`/agents/${agent.id}`}>{agent.name}</a> <small>{kindLabel(agent)}</small>
                   </th>
                   <td data-label="Status">
-                    <Badge value={agent.status} />
+                    <StatusBadge status={agent.status} />
                   </td>
                   <td data-label="Autonomy">{autonomyLabel(agent.autonomy)}</td>
                   <td data-label="Responsible">{agent.responsible?.name ?? '—'}</td>
@@ -97,7 +97,7 @@ export function registerAgentPages(app: FastifyInstance, web: WebContext): void 
             <a href="/agents">Agents</a>
           </p>
           <h1>
-            {agent.name} <Badge value={agent.status} />
+            {agent.name} <StatusBadge status={agent.status} />
           </h1>
           {agent.description ? <p>{agent.description}</p> : null}
           <dl class="facts">
@@ -157,6 +157,11 @@ export function registerAgentPages(app: FastifyInstance, web: WebContext): void 
       ),
     };
   });
+}
+
+/** An agent the gate lets act is enabled; a disabled one is refused by the gate's hard denies. */
+function StatusBadge({ status }: { status: AgentOverview['status'] }): VNode {
+  return <Badge value={status === 'active' ? 'enabled' : 'disabled'} />;
 }
 
 function kindLabel(agent: AgentOverview): string {
