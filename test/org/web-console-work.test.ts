@@ -112,6 +112,13 @@ rules:
     ids.betaMessage = (await message(otto, 'beta', 'beta secret hello')).operation_id;
     ids.betaFailed = (await message(otto, 'beta', 'beta fail-me secret')).operation_id;
     for (const [client, id] of [[mia, ids.alphaMessage], [mia, ids.alphaFailed], [otto, ids.betaMessage], [otto, ids.betaFailed]] as const) await settle(client, id);
+    // Otto approves his own client's wire in the inbox and remembers it: a learned rule over his client.
+    const betaWire = await execute(otto, 'wire_money', 'beta', { amount: 7, memo: 'beta secret wire' });
+    ids.betaWire = betaWire.operation_id;
+    const inbox = await signedIn(OTTO);
+    const csrf = inbox.hidden((await inbox.get('/inbox')).text, 'csrf');
+    expect((await inbox.post('/inbox/resolve', { csrf, decision_id: betaWire.decision_id, outcome: 'approve', remember: '1' })).status).toBe(303);
+    await settle(otto, ids.betaWire);
   });
   afterAll(async () => {
     await Promise.all([mia?.close(), otto?.close(), governor?.close()]);
@@ -121,7 +128,7 @@ rules:
   });
 
   /** What of the beta space a member of alpha must never see: its operations' ids, its space, its texts, its client. */
-  const betaTraces = () => [ids.betaNotice, ids.betaMessage, ids.betaFailed, 'Beta Space', 'beta secret', 'Otto beta-only client'];
+  const betaTraces = () => [ids.betaNotice, ids.betaMessage, ids.betaFailed, ids.betaWire, 'Beta Space', 'beta secret', 'Otto beta-only client'];
 
   function expectNoBeta(html: string) {
     for (const trace of betaTraces()) expect(html, `the page shows ${trace}`).not.toContain(trace);
@@ -293,6 +300,10 @@ rules:
       const wire = await (await asMia()).get(`/capabilities/${ids.wire_money}`);
       expect(wire.text).toContain('Big wires');
       expect(wire.text).toContain('input /amount gt 1000');
+      expectNoBeta(wire.text);
+      const wireForOwner = await (await owner()).get(`/capabilities/${ids.wire_money}`);
+      expect(wireForOwner.text).toContain('learned: allow Otto beta-only client');
+      expect(wireForOwner.text).toContain(ids.betaWire);
     });
 
     it('answers an unknown capability 404', async () => {

@@ -23,7 +23,8 @@ export interface AgentOverview {
   usage: UsageRecord;
 }
 
-function visibleAgents(scope: ReadScope): SQL | undefined {
+/** The agents a reader may see: all, or every agent but other people's connected clients. */
+export function visibleAgents(scope: ReadScope): SQL | undefined {
   return scope.all ? undefined : or(ne(agents.kind, 'client'), eq(agents.responsiblePersonId, scope.personId));
 }
 

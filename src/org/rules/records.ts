@@ -18,6 +18,8 @@ import { toIso } from '../../platform/time.js';
 import { orgErrors } from '../errors.js';
 import type { GateRule, InputCondition, RuleConditions } from '../gate/index.js';
 import { newId } from '../ids.js';
+import { visibleAgents } from '../agents/overview.js';
+import type { ReadScope } from '../read-scope.js';
 import { agents, capabilities, learnedRules, people, standingRules } from '../schema.js';
 
 export interface RuleInput {
@@ -191,9 +193,10 @@ const MAX_RULES = 200;
 
 /**
  * The rules that can match an execution of `capability`: the file's rules naming it (by key or id) or naming no
- * capability, unless their risk condition excludes its risk; and the learned rules for it still in force.
+ * capability, unless their risk condition excludes its risk; and the learned rules for it still in force, over the
+ * agents the reader may see (another person's connected client is theirs).
  */
-export async function rulesConcerning(db: Queryable, capability: { id: string; key: string; risk: string }): Promise<RuleConcerning[]> {
+export async function rulesConcerning(db: Queryable, scope: ReadScope, capability: { id: string; key: string; risk: string }): Promise<RuleConcerning[]> {
   const standing = await db.select().from(standingRules).orderBy(asc(standingRules.position)).limit(MAX_RULES);
   const names = (value: string | readonly string[] | undefined) => (value === undefined ? undefined : typeof value === 'string' ? [value] : value);
   const fromFile = standing
@@ -208,7 +211,9 @@ export async function rulesConcerning(db: Queryable, capability: { id: string; k
     .select({ rule: learnedRules, agentName: agents.name })
     .from(learnedRules)
     .innerJoin(agents, eq(agents.id, learnedRules.agentId))
-    .where(and(eq(learnedRules.capabilityId, capability.id), isNull(learnedRules.revokedAt), sql`(${learnedRules.until} IS NULL OR ${learnedRules.until} > now())`))
+    .where(
+      and(eq(learnedRules.capabilityId, capability.id), isNull(learnedRules.revokedAt), sql`(${learnedRules.until} IS NULL OR ${learnedRules.until} > now())`, visibleAgents(scope)),
+    )
     .orderBy(desc(learnedRules.createdAt))
     .limit(MAX_RULES);
   return [

@@ -70,7 +70,7 @@ export function registerCapabilityPages(app: FastifyInstance, web: WebContext): 
     const capability = await findCapabilityOverview(db, params.id);
     if (!capability) return notFound(reply, 'capability', { href: '/capabilities', name: 'capabilities' });
     const [rules, fired, verdicts] = await Promise.all([
-      rulesConcerning(db, capability),
+      rulesConcerning(db, scope, capability),
       shadowFirings(db, scope, capability.id, SHADOW_DAYS),
       recentVerdicts(db, scope, capability.id, RECENT_VERDICTS),
     ]);
