@@ -95,7 +95,7 @@ export default defineConfig(
   },
   {
     // The pages' one script runs in the browser.
-    files: ['src/org/web/assets/*.js'],
+    files: ['src/org/web/assets/**/*.js'],
     languageOptions: {
       globals: Object.fromEntries(['document', 'fetch', 'setInterval'].map((name) => [name, 'readonly'])),
     },

@@ -16,6 +16,7 @@ import { recordClientAgent } from '../../src/org/agents/records.js';
 import { createOrgService } from '../../src/org/service.js';
 import { serveChild, startChild, type ChildServer, type StartChildOptions } from './child.js';
 import { withLoadingDatabase } from './loading-database.js';
+import { seedConsole, type ConsoleSeedFacts } from './console-seed.js';
 import { seedMemory, type MemorySeedFacts } from './org-seed.js';
 
 export interface OrgServerOptions {
@@ -25,6 +26,8 @@ export interface OrgServerOptions {
   memoryItems: number;
   /** An organization file to apply at start (its `secret_env` names are read from the environment). */
   orgFile?: string;
+  /** The console's data to load after the memory (console-seed.ts). */
+  console?: { operations: number; activity: number; tasks: number };
 }
 
 export interface OrgServerInfo {
@@ -33,6 +36,7 @@ export interface OrgServerInfo {
   /** The owner's space (General). */
   spaceId: string;
   memory: MemorySeedFacts | null;
+  console: ConsoleSeedFacts | null;
   /** The ids of the agents and capabilities the organization file declared, by key. */
   agents: Record<string, string>;
   capabilities: Record<string, string>;
@@ -79,7 +83,19 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
     const url = await service.listen();
     config.publicUrl = url;
     config.authPublicUrl = url;
-    const info = { accessToken: await ownerToken(service, url, owner.id), spaceId: space.id, memory, agents: await byKey('agents'), capabilities: await byKey('capabilities') };
+    const accessToken = await ownerToken(service, url, owner.id);
+    const seeded = options.console;
+    const consoleFacts = seeded
+      ? await withLoadingDatabase(config.database, ctx.database, async (database) =>
+          seedConsole(database, {
+            ...seeded,
+            owner,
+            spaceId: space.id,
+            agentIds: (await database.rows<{ id: string }>(sql`SELECT id FROM agents ORDER BY id`)).map((row) => row.id),
+          }),
+        )
+      : null;
+    const info = { accessToken, spaceId: space.id, memory, console: consoleFacts, agents: await byKey('agents'), capabilities: await byKey('capabilities') };
     return { url, info, close: () => service.close() };
   });
 }

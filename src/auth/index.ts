@@ -4,8 +4,8 @@
  * and the clean-up of spent rows. It needs only an `AuthContext` (context.ts), never the host's own modules.
  */
 export { registerAuthRoutes } from './routes.js';
-export { approveAuthorizationRequest, denyAuthorizationRequest, getAuthorizationRequest } from './authorization.js';
-export { disconnectClient, listConnections } from './grants.js';
+export { approveAuthorizationRequest, denyAuthorizationRequest, getAuthorizationRequest, type PendingAuthorization } from './authorization.js';
+export { disconnectClient, listConnections, type Connection } from './grants.js';
 export { deleteSpentOAuthRows, type OAuthSweep } from './retention.js';
 export { mcpResource, resourceMetadataUrl } from './resource.js';
 export { isScope, SCOPES, type Scope } from './scopes.js';

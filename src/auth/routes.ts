@@ -10,6 +10,7 @@ import type { AuthContext } from './context.js';
 import type { HttpServer } from '../platform/http.js';
 import { startAuthorization } from './authorization.js';
 import { registerClient, registrationRecord } from './clients.js';
+import { renderAuthorizationErrorPage } from './error-page.js';
 import { InvalidClient, InvalidClientMetadata, InvalidRequest, isOAuthError, OAuthError, TooManyRequests } from './errors.js';
 import { publishedKeys } from './jwks.js';
 import { AUTH_PATHS, authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
@@ -141,24 +142,6 @@ function sendAuthorizationErrorPage(error: OAuthError, request: FastifyRequest, 
     .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
     .header('x-frame-options', 'DENY')
     .type('text/html; charset=utf-8')
-    .send(errorPage(error));
+    .send(renderAuthorizationErrorPage(error));
 }
 
-function errorPage(error: OAuthError): string {
-  return `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Cannot connect this application</title>
-<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}code{background:#f2f2f2;padding:0 .25rem}</style></head>
-<body>
-<h1>Cannot connect this application</h1>
-<p>The application sent a request this server cannot accept, so you were not sent back to it.</p>
-<p><code>${escapeHtml(error.code)}</code>: ${escapeHtml(error.message)}</p>
-<p>Close this window and tell the application's developer.</p>
-</body>
-</html>
-`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}

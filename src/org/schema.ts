@@ -176,7 +176,14 @@ export const operations = pgTable(
     /** The W3C trace context of the request that started it, passed on to its deliveries and connector calls. */
     traceparent: text('traceparent'),
   },
-  (table) => [index('operations_person_idx').on(table.personId, table.createdAt)],
+  (table) => [
+    index('operations_person_idx').on(table.personId, table.createdAt),
+    // The console's lists (newest first, by status, space or agent) and its home (in progress, failed today).
+    index('operations_created_idx').on(table.createdAt),
+    index('operations_status_idx').on(table.status, table.createdAt),
+    index('operations_space_idx').on(table.spaceId, table.createdAt),
+    index('operations_agent_idx').on(table.agentId, table.createdAt),
+  ],
 );
 
 /**
@@ -220,7 +227,11 @@ export const gateVerdicts = pgTable(
     inputs: jsonb('inputs').notNull(),
     createdAt: createdAt(),
   },
-  (table) => [index('gate_verdicts_operation_idx').on(table.operationId)],
+  (table) => [
+    index('gate_verdicts_operation_idx').on(table.operationId),
+    // A capability's recent verdicts and its shadow rules' firings over 30 days (the console's capability page).
+    index('gate_verdicts_capability_idx').on(table.capabilityId, table.createdAt),
+  ],
 );
 
 /**
@@ -516,5 +527,7 @@ export const orgActivity = pgTable(
     index('org_activity_capability_idx').on(table.capabilityId, table.seq),
     index('org_activity_operation_idx').on(table.operationId, table.seq),
     index('org_activity_at_idx').on(table.at),
+    // The entries of one trace: the trace id of `00-<trace id>-<parent id>-<flags>`.
+    index('org_activity_trace_idx').on(sql`substr(${table.traceparent}, 4, 32)`, table.seq),
   ],
 );

@@ -48,7 +48,9 @@ export class Browserless {
   hidden(html: string, name: string): string {
     const match = new RegExp(`<input type="hidden" name="${name}" value="([^"]*)"`).exec(html);
     if (!match) throw new Error(`no hidden field ${name} in page`);
-    return match[1].replace(/&#(\d+);/g, (_all, code) => String.fromCharCode(Number(code)));
+    // The entities preact-render-to-string writes in attribute values.
+    const entities: Record<string, string> = { '&quot;': '"', '&lt;': '<', '&amp;': '&' };
+    return match[1].replace(/&(?:quot|lt|amp);/g, (entity) => entities[entity]);
   }
 
   private async send(method: string, path: string, body?: string): Promise<PageResponse> {

@@ -69,9 +69,9 @@ describe.each(engines)('the activity chain on %s', (engine) => {
     const own = await listActivity(db, { all: false, personId: 'per_1', spaceIds: [] }, {}, { limit: 50 });
     expect(own.rows.map((row) => row.summary)).toEqual(['traced call']);
     const firstPage = await listActivity(db, { all: false, personId: 'per_2', spaceIds: ['spc_a'] }, {}, { limit: 15 });
-    const secondPage = await listActivity(db, { all: false, personId: 'per_2', spaceIds: ['spc_a'] }, {}, { limit: 15, before: firstPage.nextBefore! });
+    const secondPage = await listActivity(db, { all: false, personId: 'per_2', spaceIds: ['spc_a'] }, {}, { limit: 15, before: firstPage.next! });
     expect([...firstPage.rows, ...secondPage.rows].map((row) => row.summary).sort()).toEqual(Array.from({ length: 20 }, (_, index) => `item ${index}`).sort());
-    expect(secondPage.nextBefore).toBeNull();
+    expect(secondPage.next).toBeNull();
   });
 
   it('names an edited entry and a deleted one, through `atrium activity verify`', { timeout: 120_000 }, async () => {

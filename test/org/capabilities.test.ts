@@ -201,7 +201,7 @@ rules:
       await page.goto(`${org.url}/inbox`);
       await signInAs(page, OWNER.email, OWNER.password);
       await page.waitForURL((url) => url.pathname === '/inbox');
-      await expect(page.getByRole('navigation').getByRole('link', { name: /Inbox/ }).textContent()).resolves.toContain('(1)');
+      await expect(page.getByRole('navigation').getByRole('link', { name: /Inbox/ }).textContent()).resolves.toBe('Inbox 1 pending');
       const decision = page.getByRole('region', { name: 'Decision Wire money' });
       await expect(decision.textContent()).resolves.toMatch(/Acting client[\s\S]*high[\s\S]*autonomy 2[\s\S]*"amount": 250/);
       // Who asked, through what, when; the cost against the budget; where the action goes.

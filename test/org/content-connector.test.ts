@@ -66,7 +66,7 @@ describe.each(engines)('the content connector on %s', (engine) => {
     await browser.signIn(OWNER.email, OWNER.password);
     const inbox = await browser.get('/inbox');
     expect(inbox.text).toContain('publish_blog_post');
-    expect(inbox.text).toContain(`&#34;slug&#34;: &#34;${slug}&#34;`);
+    expect(inbox.text).toContain(`&quot;slug&quot;: &quot;${slug}&quot;`);
     const approved = await browser.post('/inbox/resolve', {
       csrf: browser.hidden(inbox.text, 'csrf'),
       decision_id: browser.hidden(inbox.text, 'decision_id'),

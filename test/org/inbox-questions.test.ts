@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { launchChromium } from '../helpers/page-check.js';
+import { signInAs } from '../helpers/sdk-oauth.js';
 import { Browserless } from '../helpers/web-client.js';
 import { startTask, askTaskQuestion } from '../../src/org/tasks/agent.js';
 import { taskOperationInput } from '../../src/org/tasks/records.js';
@@ -36,13 +38,18 @@ agents:
     await org?.close();
   });
 
-  it('lists the question with Answer, and answering it there answers the task', async () => {
+  /** A task assigned to the scribe, started, with one open question from it. */
+  async function askedTask(title: string, text: string) {
     const context = await owner.callOk('service_context');
     const scribe = context.agents.find((agent: { key: string }) => agent.key === 'scribe').id;
-    const task = await owner.callOk('create_task', { space_id: context.spaces[0].id, title: 'Plan the offsite', assignee_agent_id: scribe });
-    const ctx = org.service.ctx;
-    await startTask(ctx.db, task.id);
-    const questionId = await askTaskQuestion(ctx.db, task.id, { text: 'Which city?', askedBy: scribe });
+    const task = await owner.callOk('create_task', { space_id: context.spaces[0].id, title, assignee_agent_id: scribe });
+    await startTask(org.service.ctx.db, task.id);
+    const questionId = await askTaskQuestion(org.service.ctx.db, task.id, { text, askedBy: scribe });
+    return { context, task, questionId };
+  }
+
+  it('lists the question with Answer, and answering it there answers the task', async () => {
+    const { context, task, questionId } = await askedTask('Plan the offsite', 'Which city?');
 
     const browser = new Browserless(org.url);
     await browser.signIn(OWNER.email, OWNER.password);
@@ -51,7 +58,7 @@ agents:
     expect(inbox.text).toContain('Which city?');
     expect(inbox.text).toContain('<button type="submit">Answer</button>');
     // The header's count beside Inbox includes the question, on every personal page.
-    expect((await browser.get('/rules')).text).toContain('<span aria-label="1 pending">(1)</span>');
+    expect((await browser.get('/rules')).text).toContain('Inbox <span class="count" data-pending-count>1<span class="visually-hidden"> pending</span></span>');
     const forged = await browser.post('/inbox/answer', { csrf: 'forged', task_id: task.id, question_id: questionId, answer: 'Nowhere' });
     expect(forged.status).toBe(403);
 
@@ -67,6 +74,49 @@ agents:
     expect(after.questions).toEqual([expect.objectContaining({ id: questionId, answer: 'Lisbon', answered_by: { type: 'person', id: context.person.id } })]);
     const emptied = (await browser.get('/inbox')).text;
     expect(emptied).toContain('No open questions.');
-    expect(emptied).not.toContain('pending">');
+    expect(emptied).toContain('<span class="count" data-pending-count hidden>0<');
+  });
+
+  it('keeps the navigation count current through /inbox/count, and answers 401 JSON to someone not signed in', async () => {
+    const signedOut = await fetch(`${org.url}/inbox/count`);
+    expect(signedOut.status).toBe(401);
+    expect(signedOut.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await signedOut.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+
+    const browser = new Browserless(org.url);
+    await browser.signIn(OWNER.email, OWNER.password);
+    const count = async () => {
+      const response = await browser.get('/inbox/count');
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      return JSON.parse(response.text);
+    };
+    expect(await count()).toEqual({ pending: 0 });
+
+    // A page left open: console.js asks /inbox/count when the page becomes visible again (and every 30 s).
+    const chromium = await launchChromium();
+    try {
+      const page = await chromium.newPage();
+      await page.goto(`${org.url}/account`);
+      await signInAs(page, OWNER.email, OWNER.password);
+      await page.waitForURL(`${org.url}/account`);
+      // Nothing pending: the count is hidden, and the link is named Inbox alone.
+      await expect(page.getByRole('link', { name: 'Inbox', exact: true }).count()).resolves.toBe(1);
+
+      const { task, questionId } = await askedTask('Book the venue', 'How many people?');
+      expect(await count()).toEqual({ pending: 1 });
+      // The same number the pages show beside Inbox.
+      expect((await browser.get('/account')).text).toContain('data-pending-count>1<');
+      await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+      await expect.poll(() => page.getByRole('link', { name: 'Inbox 1 pending' }).count()).toBe(1);
+
+      await owner.callOk('answer_task', { task_id: task.id, question_id: questionId, answer: 'Twelve' });
+      expect(await count()).toEqual({ pending: 0 });
+      await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+      await expect.poll(() => page.getByRole('link', { name: 'Inbox', exact: true }).count()).toBe(1);
+    } finally {
+      await chromium.close();
+    }
   });
 });

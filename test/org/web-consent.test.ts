@@ -42,7 +42,7 @@ describe.each(engines)('consent and connections pages on %s', (engine) => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('<h1>Allow Consent Test App to act for you?</h1>');
     expect(page.text).toContain('<strong>127.0.0.1</strong>');
-    expect(page.text).toMatch(/<input type="checkbox" id="scope-memory:read" name="scope" value="memory:read" checked>\s*<label class="inline" for="scope-memory:read"><code>memory:read<\/code>: Search and read company memory, with provenance<\/label>/);
+    expect(page.text).toMatch(/<input type="checkbox" id="scope-memory:read" name="scope" value="memory:read" checked\/>\s*<label class="inline" for="scope-memory:read"><code>memory:read<\/code>: Search and read company memory, with provenance<\/label>/);
     expect(page.text).toContain('<code>task:write</code>: Create, answer, and cancel tracked work');
     expect(page.text).not.toContain('governance:admin');
     expect(page.text).toContain('<button type="submit" name="decision" value="allow">Allow</button>');
@@ -53,12 +53,12 @@ describe.each(engines)('consent and connections pages on %s', (engine) => {
     const { consentPath } = await pendingConsent(['memory:read', 'integrations:act', 'governance:admin']);
     const page = await (await signedIn()).get(consentPath);
     for (const scope of ['integrations:act', 'governance:admin']) {
-      const box = new RegExp(`<input type="checkbox" id="scope-${scope}" name="scope" value="${scope}"( checked)? aria-describedby="warn-${scope}">`).exec(page.text);
+      const box = new RegExp(`<input type="checkbox" id="scope-${scope}" name="scope" value="${scope}"( checked)? aria-describedby="warn-${scope}"/>`).exec(page.text);
       expect(box, scope).not.toBeNull();
       expect(box![1], `${scope} starts unticked`).toBeUndefined();
       expect(page.text).toMatch(new RegExp(`<small id="warn-${scope}" class="warning">Warning: lets the application`));
     }
-    expect(page.text).toContain('value="memory:read" checked>');
+    expect(page.text).toContain('value="memory:read" checked/>');
   });
 
   it('issues a token holding only the ticked scopes, says so in the token response, and refuses the rest', async () => {
@@ -83,7 +83,7 @@ describe.each(engines)('consent and connections pages on %s', (engine) => {
     const { consentPath } = await pendingConsent([], '<script>alert("x")</script>');
     const page = await (await signedIn()).get(consentPath);
     expect(page.text).not.toContain('<script>');
-    expect(page.text).toContain('&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;');
+    expect(page.text).toContain('&lt;script>alert(&quot;x&quot;)&lt;/script>');
   });
 
   it.each([
@@ -148,7 +148,7 @@ describe.each(engines)('consent and connections pages on %s', (engine) => {
     const browser = await signedIn();
     const { accessToken } = await connectClient(org, { browser, clientName: 'Listed App', scopes: ['task:read'] });
     const page = await browser.get('/connections');
-    expect(page.text).toMatch(/<label class="inline" for="pick-[^"]+">Listed App<\/label>\s*<br><small>application; client id <code>[^<]+<\/code>; returns to 127\.0\.0\.1<\/small>/);
+    expect(page.text).toMatch(/<label class="inline" for="pick-[^"]+">Listed App<\/label>\s*<br\/><small>application; client id <code>[^<]+<\/code>; returns to 127\.0\.0\.1<\/small>/);
     expect(page.text).toContain('<li>task:read</li>');
     const clientIds = [...page.text.matchAll(/name="client_id" value="([^"]+)"/g)].map((match) => match[1]);
     const forged = await browser.post('/connections/disconnect', { client_id: clientIds[0] });
@@ -169,7 +169,7 @@ describe.each(engines)('consent and connections pages on %s', (engine) => {
     const second = await connectClient(org, { browser, clientName: 'Second App', scopes: ['task:read'] });
     const kept = await connectClient(org, { browser, clientName: 'Kept App', scopes: ['task:read'] });
     const page = await browser.get('/connections');
-    expect(page.text).toMatch(/>Assistant<\/label>\s*<br><small>application, <strong>not the organization's agent of that name<\/strong>; client id <code>/);
+    expect(page.text).toMatch(/>Assistant<\/label>\s*<br\/><small>application, <strong>not the organization's agent of that name<\/strong>; client id <code>/);
     const answered = await browser.post('/connections/disconnect', {
       csrf: browser.hidden(page.text, 'csrf'),
       client_id: [first.clientId, second.clientId],

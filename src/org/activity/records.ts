@@ -6,7 +6,7 @@
  * its change committed. It only inserts: the entry is sealed into the hash chain a moment later, in commit
  * order, by chain.ts — the writers never wait on one another for the chain.
  */
-import { and, desc, eq, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { currentTraceparent } from '../../platform/trace.js';
 import { orgActivity } from '../schema.js';
@@ -105,6 +105,8 @@ export interface ActivityFilter {
   /** ISO timestamps: `from` inclusive, `to` exclusive. */
   from?: string;
   to?: string;
+  /** A W3C trace id (32 hex digits): the entries one trace caused. */
+  traceId?: string;
 }
 
 /**
@@ -131,32 +133,38 @@ function filterCondition(filter: ActivityFilter): SQL[] {
   if (filter.operationId) conditions.push(eq(orgActivity.operationId, filter.operationId));
   if (filter.from) conditions.push(gte(orgActivity.at, filter.from));
   if (filter.to) conditions.push(lt(orgActivity.at, filter.to));
+  if (filter.traceId) conditions.push(sql`substr(${orgActivity.traceparent}, 4, 32) = ${filter.traceId}`);
   return conditions;
 }
 
 export interface ActivityPage {
   rows: ActivityEntry[];
-  /** The `before` of the next page, when one follows. */
-  nextBefore: number | null;
+  /** The `before` (newest first) or `after` (oldest first) of the next page, when one follows. */
+  next: number | null;
 }
 
-/** Newest first, keyset-paged by the entry's sequence number: `before` is the last seq of the previous page. */
+/**
+ * Keyset-paged by the entry's sequence number: newest first past `before` (the last seq of the previous page),
+ * or oldest first past `after` (for an export, which reads the log in the order it was written).
+ */
 export async function listActivity(
   db: Queryable,
   scope: ActivityScope,
   filter: ActivityFilter,
-  page: { limit: number; before?: number },
+  page: { limit: number; before?: number; after?: number },
 ): Promise<ActivityPage> {
   const conditions = [...filterCondition(filter)];
   const scoped = activityScopeCondition(scope);
   if (scoped) conditions.push(scoped);
   if (page.before !== undefined) conditions.push(lt(orgActivity.seq, page.before));
+  if (page.after !== undefined) conditions.push(gt(orgActivity.seq, page.after));
+  const oldestFirst = page.after !== undefined;
   const rows = await db
     .select()
     .from(orgActivity)
     .where(conditions.length ? and(...conditions) : undefined)
-    .orderBy(desc(orgActivity.seq))
+    .orderBy(oldestFirst ? asc(orgActivity.seq) : desc(orgActivity.seq))
     .limit(page.limit + 1);
   const shown = rows.slice(0, page.limit);
-  return { rows: shown, nextBefore: rows.length > page.limit ? shown[shown.length - 1].seq : null };
+  return { rows: shown, next: rows.length > page.limit ? shown[shown.length - 1].seq : null };
 }

@@ -65,3 +65,18 @@ export function chargeAgentStatement(agentId: string, units: number, options: { 
 export function spentThisMonthSql(agentId: string, month: string): SQL {
   return sql`coalesce((SELECT used FROM ${agentMonthlyUsage} WHERE agent_id = ${agentId} AND month = ${month}), 0)`;
 }
+
+/** The active agents that have a monthly budget, with this month's use: what the console home shows. */
+export async function budgetedAgents(db: Queryable, month: string = usageMonth()): Promise<Array<{ id: string; name: string } & UsageRecord>> {
+  const rows = await db
+    .select({ id: agents.id, name: agents.name })
+    .from(agents)
+    .where(and(sql`${agents.budget} IS NOT NULL`, eq(agents.status, 'active')))
+    .orderBy(agents.name)
+    .limit(50);
+  const usage = await usageOfAgents(db, rows.map((row) => row.id), month);
+  return rows.flatMap((row) => {
+    const record = usage.get(row.id);
+    return record ? [{ ...row, ...record }] : [];
+  });
+}

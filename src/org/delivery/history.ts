@@ -5,7 +5,7 @@
 import { and, desc, eq, gte, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { toIso } from '../../platform/time.js';
-import { operationScope } from '../operations/list.js';
+import { operationsScopeCondition } from '../operations/overview.js';
 import type { ReadScope } from '../read-scope.js';
 import { deliveries, operations } from '../schema.js';
 
@@ -49,7 +49,7 @@ export async function lastDeliveryOfAgent(db: Queryable, scope: ReadScope, agent
     .select(deliveryColumns)
     .from(operations)
     .innerJoin(deliveries, eq(deliveries.operationId, operations.id))
-    .where(and(eq(operations.agentId, agentId), operationScope(scope)))
+    .where(and(eq(operations.agentId, agentId), operationsScopeCondition(scope)))
     .orderBy(desc(operations.createdAt), desc(deliveries.createdAt))
     .limit(1);
   return row ? toView(row) : undefined;
@@ -66,7 +66,7 @@ export async function deliveryFailuresOfAgent(
     eq(operations.agentId, agentId),
     gte(operations.createdAt, sql`now() - make_interval(days => ${options.days})`),
     eq(deliveries.status, 'failed'),
-    operationScope(scope),
+    operationsScopeCondition(scope),
   );
   const [counted] = await db
     .select({ count: sql<number>`count(*)::int` })

@@ -6,7 +6,8 @@
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { toIso } from '../../platform/time.js';
-import { scopeCondition, type ReadScope } from '../read-scope.js';
+import type { ReadScope } from '../read-scope.js';
+import { operationsScopeCondition } from './overview.js';
 import { agents, capabilities, operations, people, spaces } from '../schema.js';
 import type { OperationKind, OperationStatus } from './states.js';
 
@@ -40,11 +41,6 @@ export interface OperationListRow {
 /** The capability a capability operation runs, as its stored input names it. */
 const capabilityIdOf = sql<string | null>`(${operations.input} ->> 'capability_id')`;
 
-/** The reader's operations: those of their spaces and their own. */
-export function operationScope(scope: ReadScope): SQL | undefined {
-  return scopeCondition(scope, { space: operations.spaceId, person: operations.personId });
-}
-
 /**
  * A page of operations. Its ids are chosen first, joined with names after, so only the page's rows are joined.
  * For a reader who does not see everything the page is the newest of one index-ordered branch per space of
@@ -63,7 +59,11 @@ export async function listOperations(
   if (filter.agentId) conditions.push(eq(operations.agentId, filter.agentId));
   if (filter.spaceId) conditions.push(eq(operations.spaceId, filter.spaceId));
   if (filter.capabilityId) conditions.push(eq(operations.kind, 'capability'), sql`${capabilityIdOf} = ${filter.capabilityId}`);
-  if (page.before) conditions.push(sql`(${operations.createdAt}, ${operations.id}) < (${page.before.createdAt}::timestamptz, ${page.before.id})`);
+  if (page.before) {
+    // (created_at, id) < cursor, written so that an index on created_at alone bounds the scan.
+    const at = sql`${page.before.createdAt}::timestamptz`;
+    conditions.push(sql`${operations.createdAt} <= ${at} AND (${operations.createdAt} < ${at} OR ${operations.id} < ${page.before.id})`);
+  }
   const take = page.limit + 1;
   const branch = (scoped?: SQL) =>
     sql`(SELECT ${operations.id}, ${operations.createdAt} FROM ${operations} WHERE ${and(sql`true`, scoped, ...conditions)}
@@ -121,6 +121,6 @@ export async function findOperationInScope(db: Queryable, scope: ReadScope, id: 
     .leftJoin(agents, eq(agents.id, operations.agentId))
     .leftJoin(spaces, eq(spaces.id, operations.spaceId))
     .leftJoin(capabilities, and(eq(operations.kind, 'capability'), eq(capabilities.id, capabilityIdOf)))
-    .where(and(eq(operations.id, id), operationScope(scope)));
+    .where(and(eq(operations.id, id), operationsScopeCondition(scope)));
   return row;
 }

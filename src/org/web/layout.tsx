@@ -54,8 +54,9 @@ function Navigation({ signedIn }: { signedIn: SignedIn }): VNode {
               {section.path === '/inbox' && signedIn.pending !== undefined ? (
                 <>
                   {' '}
-                  <span class="count" data-pending-count aria-label={`${signedIn.pending} pending`} hidden={signedIn.pending === 0}>
+                  <span class="count" data-pending-count="" hidden={signedIn.pending === 0}>
                     {signedIn.pending}
+                    <span class="visually-hidden"> pending</span>
                   </span>
                 </>
               ) : null}
@@ -83,7 +84,7 @@ export function Page({ title, signedIn, children }: PageProps): VNode {
       <body>
         <header>
           <div class="topbar">
-            <strong>Atrium</strong>
+            <a href="/">Atrium</a>
             {signedIn ? (
               <form method="post" action="/signout">
                 <span>{signedIn.name}</span>

@@ -96,12 +96,12 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
     if (!found) return notFound(reply, 'operation', { href: '/operations', name: 'operations' });
     const operation = found.operation;
     const [activity, verdicts, decision, deliveries] = await Promise.all([
-      listActivity(db, activityScope(scope), { operationId: operation.id }, { limit: MAX_ENTRIES }),
+      listActivity(db, activityScope(scope), { operationId: operation.id }, { limit: MAX_ENTRIES, after: 0 }),
       verdictsOfOperation(db, operation.id),
       operation.decisionId ? findDecisionRecord(db, operation.decisionId) : Promise.resolve(undefined),
       deliveriesOfOperation(db, operation.id),
     ]);
-    const entries = [...activity.rows].reverse();
+    const entries = activity.rows;
     const attempts = entries.filter((entry) => entry.kind === 'delivery.attempted');
     return {
       title: `Operation ${operation.id}`,
@@ -162,9 +162,15 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
 
           <h2>Timeline</h2>
           <Timeline operation={operation} entries={entries} decision={decision} />
-          {activity.nextBefore !== null ? (
+          {activity.next !== null ? (
             <p class="muted">
-              Only the latest {MAX_ENTRIES} entries are shown: <a href={withQuery('/activity', { operation: operation.id })}>all activity of this operation</a>.
+              Only the first {MAX_ENTRIES} entries of the activity log are shown
+              {operation.traceparent ? (
+                <>
+                  : <a href={withQuery('/activity', { trace: operation.traceparent.slice(3, 35) })}>everything on this operation's trace</a>
+                </>
+              ) : null}
+              .
             </p>
           ) : null}
 

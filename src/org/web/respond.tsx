@@ -1,13 +1,14 @@
 /** Small helpers every page module shares. */
 import type { FastifyReply } from 'fastify';
-import type { OrgContext } from '../context.js';
-import { listSpaceIdsOfPerson } from '../spaces/records.js';
 import type { ComponentChildren } from 'preact';
-import { html, SafeHtml } from './html.js';
-import { renderPage, type SignedIn } from './layout.js';
-import type { Session } from './sessions.js';
-import { countOpenTaskQuestions } from '../tasks/person.js';
+import type { Queryable } from '../../platform/database.js';
+import type { OrgContext } from '../context.js';
 import { countPendingDecisions } from '../decisions/records.js';
+import type { Person } from '../people/records.js';
+import { listSpaceIdsOfPerson } from '../spaces/records.js';
+import { countOpenTaskQuestions } from '../tasks/person.js';
+import { CONSOLE_SECTIONS, renderPage, type SignedIn } from './layout.js';
+import type { Session } from './sessions.js';
 
 export interface WebContext {
   ctx: OrgContext;
@@ -15,15 +16,7 @@ export interface WebContext {
   csrfKey: string;
 }
 
-export function sendPage(
-  reply: FastifyReply,
-  status: number,
-  title: string,
-  body: SafeHtml | ComponentChildren,
-  signedIn?: SignedIn,
-): FastifyReply {
-  // A page still written with the old `html` template arrives as SafeHtml, already escaped.
-  const children = body instanceof SafeHtml ? <div dangerouslySetInnerHTML={{ __html: body.value }} /> : body;
+export function sendPage(reply: FastifyReply, status: number, title: string, children: ComponentChildren, signedIn?: SignedIn): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(renderPage({ title, signedIn, children }));
 }
 
@@ -48,14 +41,22 @@ export function sendCsrfFailure(reply: FastifyReply): FastifyReply {
     reply,
     403,
     'Form expired',
-    html`<h1>This form has expired</h1><p role="alert">Nothing was changed. Go back, reload the page and try again.</p>`,
+    <>
+      <h1>This form has expired</h1>
+      <p role="alert">Nothing was changed. Go back, reload the page and try again.</p>
+    </>,
   );
 }
 
+/** What the inbox asks of the person: decisions awaiting them and open questions on their spaces' tasks. */
+export async function countInboxItems(db: Queryable, person: Person): Promise<number> {
+  const questions = await countOpenTaskQuestions(db, await listSpaceIdsOfPerson(db, person.id));
+  return (await countPendingDecisions(db, person)) + questions;
+}
+
 /**
- * One of the signed-in person's own pages (inbox, rules, connections): navigation and the pending count, which
- * counts what the inbox asks of the person: decisions awaiting them and open questions on their spaces' tasks.
- * The status is the reply's own, 200 unless the page set another (an operation not found is a 404).
+ * One of the signed-in person's own pages (inbox, rules, connections): navigation and the inbox's pending count.
+ * The status is the reply's own, 200 unless the page set another (a decision not found is a 404).
  */
 export async function sendPersonalPage(
   web: WebContext,
@@ -63,11 +64,11 @@ export async function sendPersonalPage(
   session: Session,
   csrf: string,
   title: string,
-  body: SafeHtml | ComponentChildren,
+  body: ComponentChildren,
   current?: string,
 ): Promise<FastifyReply> {
-  const { db } = web.ctx;
-  const questions = await countOpenTaskQuestions(db, await listSpaceIdsOfPerson(db, session.person.id));
-  const pending = (await countPendingDecisions(db, session.person)) + questions;
-  return sendPage(reply, reply.statusCode, title, body, { name: session.person.name, csrf, pending, current });
+  const pending = await countInboxItems(web.ctx.db, session.person);
+  // Only the sections this service serves are linked: a console page not built in is not a dead link.
+  const sections = CONSOLE_SECTIONS.filter((section) => reply.server.hasRoute({ method: 'GET', url: section.path }));
+  return sendPage(reply, reply.statusCode, title, body, { name: session.person.name, csrf, pending, current, sections });
 }

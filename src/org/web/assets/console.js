@@ -9,9 +9,9 @@ if (count) {
       if (!response.ok) return;
       const { pending } = await response.json();
       if (typeof pending !== 'number') return;
-      count.textContent = String(pending);
+      // The count's first child is the number; the words after it (" pending") are for screen readers.
+      count.firstChild.nodeValue = String(pending);
       count.hidden = pending === 0;
-      count.setAttribute('aria-label', `${pending} pending`);
     } catch {
       // Offline or signed out: keep what the page showed.
     }

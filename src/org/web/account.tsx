@@ -9,7 +9,6 @@ import { passwordRule } from '../../config.js';
 import { claimAttempt, resetAttempts } from '../../platform/rate-limit.js';
 import { authenticate, setPassword } from '../people/records.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
-import { html } from './html.js';
 import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession, type Session } from './sessions.js';
@@ -20,26 +19,37 @@ interface PasswordForm {
   changed?: boolean;
 }
 
-function accountBody(session: Session, csrf: string, form: PasswordForm) {
+function Account({ session, csrf, form }: { session: Session; csrf: string; form: PasswordForm }) {
   const { person } = session;
-  return html`<h1>Your account</h1>
-<dl>
-<dt>Name</dt><dd>${person.name}</dd>
-<dt>Email</dt><dd>${person.email}</dd>
-<dt>Role</dt><dd>${person.role}</dd>
-</dl>
-<h2>Change your password</h2>
-${form.changed ? html`<p role="status">Your password was changed. Your other sessions were signed out.</p>` : ''}
-${form.error ? html`<p class="error" role="alert" id="password-error">${form.error}</p>` : ''}
-<form method="post" action="/account/password"${form.error ? html` aria-describedby="password-error"` : ''}>
-<input type="hidden" name="csrf" value="${csrf}">
-<input type="text" name="username" autocomplete="username" value="${person.email}" hidden>
-<label for="current_password">Current password</label>
-<input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
-<label for="new_password">New password (at least 8 characters)</label>
-<input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="8" required>
-<button type="submit">Change password</button>
-</form>`;
+  return (
+    <>
+      <h1>Your account</h1>
+      <dl class="facts">
+        <dt>Name</dt>
+        <dd>{person.name}</dd>
+        <dt>Email</dt>
+        <dd>{person.email}</dd>
+        <dt>Role</dt>
+        <dd>{person.role}</dd>
+      </dl>
+      <h2>Change your password</h2>
+      {form.changed ? <p role="status">Your password was changed. Your other sessions were signed out.</p> : null}
+      {form.error ? (
+        <p class="error" role="alert" id="password-error">
+          {form.error}
+        </p>
+      ) : null}
+      <form method="post" action="/account/password" class="narrow" aria-describedby={form.error ? 'password-error' : undefined}>
+        <input type="hidden" name="csrf" value={csrf} />
+        <input type="text" name="username" autocomplete="username" value={person.email} hidden />
+        <label for="current_password">Current password</label>
+        <input id="current_password" name="current_password" type="password" autocomplete="current-password" required />
+        <label for="new_password">New password (at least 8 characters)</label>
+        <input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength={8} required />
+        <button type="submit">Change password</button>
+      </form>
+    </>
+  );
 }
 
 export function registerAccountPage(app: FastifyInstance, web: WebContext): void {
@@ -50,7 +60,7 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
     if (!session) return reply.redirect(signInUrl('/account'), 303);
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
     const changed = (request.query as Record<string, unknown>).done === 'password';
-    return sendPersonalPage(web, reply, session, csrf, 'Your account', accountBody(session, csrf, { changed }));
+    return sendPersonalPage(web, reply, session, csrf, 'Your account', <Account session={session} csrf={csrf} form={{ changed }} />, '/account');
   });
 
   app.post('/account/password', async (request, reply) => {
@@ -58,7 +68,7 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
     if (!session) return reply.redirect(signInUrl('/account'), 303);
     if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
-    const refuse = (error: string) => sendPersonalPage(web, reply, session, csrf, 'Your account', accountBody(session, csrf, { error }));
+    const refuse = (error: string) => sendPersonalPage(web, reply, session, csrf, 'Your account', <Account session={session} csrf={csrf} form={{ error }} />, '/account');
 
     const current = formField(request.body, 'current_password') ?? '';
     const next = formField(request.body, 'new_password') ?? '';

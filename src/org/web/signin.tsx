@@ -12,7 +12,6 @@ import type { Queryable } from '../../platform/database.js';
 import { authenticate, normalizeEmail } from '../people/records.js';
 import { claimAttempt, countAttempt, forgiveAttempt, resetAttempts, type Backoff, type RateLimit, type RateLimitOutcome } from '../../platform/rate-limit.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
-import { html } from './html.js';
 import { formField, sendCsrfFailure, sendPage, type WebContext } from './respond.js';
 import { DEFAULT_RETURN_TO, safeReturnTo } from './return-to.js';
 import { currentSession, endSession, startSession } from './sessions.js';
@@ -23,24 +22,32 @@ export const SIGN_IN_ADDRESS_LIMIT: RateLimit = { limit: 30, windowSeconds: 15 *
 /** Five tries per email and address at once, then 1, 2, 4 … seconds apart, at most a minute; forgotten after 15 quiet minutes. */
 export const SIGN_IN_BACKOFF: Backoff = { free: 5, baseSeconds: 1, maxSeconds: 60, memorySeconds: 15 * 60 };
 
-interface SignInForm {
+interface SignInState {
   email?: string;
   returnTo?: string;
   error?: string;
 }
 
-function signInBody(csrf: string, form: SignInForm) {
-  return html`<h1>Sign in</h1>
-${form.error ? html`<p class="error" role="alert" id="signin-error">${form.error}</p>` : ''}
-<form method="post" action="/signin"${form.error ? html` aria-describedby="signin-error"` : ''}>
-<input type="hidden" name="csrf" value="${csrf}">
-${form.returnTo ? html`<input type="hidden" name="return_to" value="${form.returnTo}">` : ''}
-<label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required value="${form.email ?? ''}"${form.email ? '' : html` autofocus`}>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${form.email ? html` autofocus` : ''}>
-<button type="submit">Sign in</button>
-</form>`;
+function SignInForm({ csrf, form }: { csrf: string; form: SignInState }) {
+  return (
+    <>
+      <h1>Sign in</h1>
+      {form.error ? (
+        <p class="error" role="alert" id="signin-error">
+          {form.error}
+        </p>
+      ) : null}
+      <form method="post" action="/signin" class="narrow" aria-describedby={form.error ? 'signin-error' : undefined}>
+        <input type="hidden" name="csrf" value={csrf} />
+        {form.returnTo ? <input type="hidden" name="return_to" value={form.returnTo} /> : null}
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required value={form.email ?? ''} autofocus={!form.email} />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required autofocus={!!form.email} />
+        <button type="submit">Sign in</button>
+      </form>
+    </>
+  );
 }
 
 export function registerSignInPages(app: FastifyInstance, web: WebContext): void {
@@ -51,7 +58,7 @@ export function registerSignInPages(app: FastifyInstance, web: WebContext): void
     if (await currentSession(ctx, request)) return reply.redirect(returnTo ?? DEFAULT_RETURN_TO, 303);
     // The sign-in form always binds its token to the pre-session cookie (there is no session yet).
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, null);
-    return sendPage(reply, 200, 'Sign in', signInBody(csrf, { returnTo }));
+    return sendPage(reply, 200, 'Sign in', <SignInForm csrf={csrf} form={{ returnTo }} />);
   });
 
   app.post('/signin', async (request, reply) => {
@@ -70,13 +77,13 @@ export function registerSignInPages(app: FastifyInstance, web: WebContext): void
         reply,
         429,
         'Sign in',
-        signInBody(csrf, { email, returnTo, error: `Too many sign-in attempts. Try again in ${describeWait(throttled.retryAfter)}.` }),
+        <SignInForm csrf={csrf} form={{ email, returnTo, error: `Too many sign-in attempts. Try again in ${describeWait(throttled.retryAfter)}.` }} />,
       );
     }
 
     const person = email && password ? await authenticate(ctx.db, email, password) : null;
     if (!person) {
-      return sendPage(reply, 200, 'Sign in', signInBody(csrf, { email, returnTo, error: 'The email or password is not right.' }));
+      return sendPage(reply, 200, 'Sign in', <SignInForm csrf={csrf} form={{ email, returnTo, error: 'The email or password is not right.' }} />);
     }
     await resetAttempts(ctx.db, accountKey);
     await forgiveAttempt(ctx.db, addressKey);

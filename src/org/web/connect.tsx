@@ -7,7 +7,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ORG_MCP_PATH } from '../mcp/server.js';
-import { html } from './html.js';
 import { sendPage, sendPersonalPage, type WebContext } from './respond.js';
 import { issueCsrfToken } from './csrf.js';
 import { currentSession } from './sessions.js';
@@ -200,14 +199,16 @@ asyncio.run(main())`,
   ];
 }
 
-function setUpSections(prefix: string, setUps: ClientSetUp[]) {
-  return setUps.map(
-    (setUp) => html`<section aria-labelledby="${prefix}-${slug(setUp.client)}">
-<h3 id="${prefix}-${slug(setUp.client)}">${setUp.client}</h3>
-<p>${setUp.how}</p>
-<pre class="snippet"><code>${setUp.code}</code></pre>
-</section>`,
-  );
+function SetUps({ prefix, setUps }: { prefix: string; setUps: ClientSetUp[] }) {
+  return setUps.map((setUp) => (
+    <section key={setUp.client} aria-labelledby={`${prefix}-${slug(setUp.client)}`}>
+      <h3 id={`${prefix}-${slug(setUp.client)}`}>{setUp.client}</h3>
+      <p>{setUp.how}</p>
+      <pre class="snippet">
+        <code>{setUp.code}</code>
+      </pre>
+    </section>
+  ));
 }
 
 function slug(text: string): string {
@@ -218,27 +219,49 @@ export function registerConnectPage(app: FastifyInstance, web: WebContext): void
   const { ctx, csrfKey } = web;
   const orgUrl = `${ctx.config.publicUrl}${ORG_MCP_PATH}`;
   const contentUrl = ctx.config.content ? `${ctx.config.content.url}/mcp` : undefined;
-  const body = html`<h1>Connect a client</h1>
-<p>Give an AI client the organization's MCP endpoint, <code>${orgUrl}</code>. The client signs you in with OAuth:
-your browser opens this service's sign-in page, then asks what the client may do for you. You can disconnect it
-at any time on <a href="/connections">Connected applications</a>; <a href="/docs">MCP tools</a> lists what it can call.</p>
-<nav aria-label="On this page"><a href="#organization">Organization MCP server</a>${contentUrl ? html`<a href="#content">Content MCP server</a>` : ''}</nav>
-<h2 id="organization">Organization MCP server</h2>
-${setUpSections('org', orgSetUps(orgUrl))}
-${contentUrl
-  ? html`<h2 id="content">Content MCP server</h2>
-<p>The website's content (blog, changelog, roadmap) has its own MCP endpoint, <code>${contentUrl}</code>. It takes no
-OAuth: send the content API secret as the bearer token, <code>Authorization: Bearer &lt;secret&gt;</code>. The secret
-is <code>CONTENT_API_SECRET</code>, or, when the content service generated it, the file
-<code>secrets/content-api-secret</code> in its data directory (<code>./data</code> by default); the examples read it
-from the environment variable <code>CONTENT_API_SECRET</code>.</p>
-${setUpSections('content', contentSetUps(contentUrl))}`
-  : ''}`;
-
   app.get('/connect', async (request, reply) => {
     const session = await currentSession(ctx, request);
-    if (!session) return sendPage(reply, 200, 'Connect a client', body);
+    if (!session) return sendPage(reply, 200, 'Connect a client', <ConnectPage orgUrl={orgUrl} contentUrl={contentUrl} />);
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
-    return sendPersonalPage(web, reply, session, csrf, 'Connect a client', body);
+    return sendPersonalPage(web, reply, session, csrf, 'Connect a client', <ConnectPage orgUrl={orgUrl} contentUrl={contentUrl} />);
   });
+}
+
+function ConnectPage({ orgUrl, contentUrl }: { orgUrl: string; contentUrl?: string }) {
+  return (
+    <>
+      <h1>Connect a client</h1>
+      <p>
+        Give an AI client the organization's MCP endpoint, <code>{orgUrl}</code>. The client signs you in with OAuth: your browser opens this
+        service's sign-in page, then asks what the client may do for you. You can disconnect it at any time on{' '}
+        <a href="/connections">Connected applications</a>; <a href="/docs">MCP tools</a> lists what it can call.
+      </p>
+      <nav aria-label="On this page">
+        <ul>
+          <li>
+            <a href="#organization">Organization MCP server</a>
+          </li>
+          {contentUrl ? (
+            <li>
+              <a href="#content">Content MCP server</a>
+            </li>
+          ) : null}
+        </ul>
+      </nav>
+      <h2 id="organization">Organization MCP server</h2>
+      <SetUps prefix="org" setUps={orgSetUps(orgUrl)} />
+      {contentUrl ? (
+        <>
+          <h2 id="content">Content MCP server</h2>
+          <p>
+            The website's content (blog, changelog, roadmap) has its own MCP endpoint, <code>{contentUrl}</code>. It takes no OAuth: send the
+            content API secret as the bearer token, <code>Authorization: Bearer &lt;secret&gt;</code>. The secret is{' '}
+            <code>CONTENT_API_SECRET</code>, or, when the content service generated it, the file <code>secrets/content-api-secret</code> in its
+            data directory (<code>./data</code> by default); the examples read it from the environment variable <code>CONTENT_API_SECRET</code>.
+          </p>
+          <SetUps prefix="content" setUps={contentSetUps(contentUrl)} />
+        </>
+      ) : null}
+    </>
+  );
 }

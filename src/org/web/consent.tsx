@@ -6,10 +6,17 @@
  * client (code or access_denied) built by the authorization server.
  */
 import type { FastifyInstance } from 'fastify';
-import { approveAuthorizationRequest, denyAuthorizationRequest, getAuthorizationRequest, isScope, SCOPES } from '../../auth/index.js';
+import {
+  approveAuthorizationRequest,
+  denyAuthorizationRequest,
+  getAuthorizationRequest,
+  isScope,
+  SCOPES,
+  type PendingAuthorization,
+} from '../../auth/index.js';
 import { recordClientAgent } from '../agents/records.js';
+import type { Person } from '../people/records.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
-import { html } from './html.js';
 import { formField, formFields, sendCsrfFailure, sendPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
@@ -25,8 +32,70 @@ const WARNINGS: Record<string, string> = {
     'Warning: lets the application approve or deny the actions that wait for you, in your name, without you looking at them.',
 };
 
-const unknownRequest = html`<h1>This request is no longer valid</h1>
-<p role="alert">It has expired or was already answered. Go back to the application and connect again.</p>`;
+function UnknownRequest() {
+  return (
+    <>
+      <h1>This request is no longer valid</h1>
+      <p role="alert">It has expired or was already answered. Go back to the application and connect again.</p>
+    </>
+  );
+}
+
+interface RequestedScope {
+  scope: string;
+  meaning: string;
+  warning?: string;
+}
+
+function Consent({ pending, person, scopes, csrf }: { pending: PendingAuthorization; person: Person; scopes: RequestedScope[]; csrf: string }) {
+  return (
+    <>
+      <h1>Allow {pending.clientName} to act for you?</h1>
+      <p>
+        <strong>{pending.clientName}</strong> wants to use your organization as <strong>{person.name}</strong> ({person.email}). After you
+        answer you will be sent to <strong>{pending.redirectHost}</strong>.
+      </p>
+      <p>
+        You can disconnect it at any time on <a href="/connections">Connected applications</a>.
+      </p>
+      <form method="post" action="/consent">
+        <input type="hidden" name="csrf" value={csrf} />
+        <input type="hidden" name="request" value={pending.id} />
+        {scopes.length ? (
+          <fieldset class="scopes">
+            <legend>It asks to — untick what you do not want to allow:</legend>
+            {scopes.map(({ scope, meaning, warning }) => (
+              <p key={scope} class="check">
+                <input type="checkbox" id={`scope-${scope}`} name="scope" value={scope} checked={!warning} aria-describedby={warning ? `warn-${scope}` : undefined} />{' '}
+                <label class="inline" for={`scope-${scope}`}>
+                  <code>{scope}</code>: {meaning}
+                </label>
+                {warning ? (
+                  <>
+                    <br />
+                    <small id={`warn-${scope}`} class="warning">
+                      {warning}
+                    </small>
+                  </>
+                ) : null}
+              </p>
+            ))}
+          </fieldset>
+        ) : (
+          <p>It asks for no permissions beyond reading who you are and which spaces you belong to.</p>
+        )}
+        <div class="actions">
+          <button type="submit" name="decision" value="allow">
+            Allow
+          </button>
+          <button type="submit" name="decision" value="deny">
+            Deny
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}
 
 export function registerConsentPage(app: FastifyInstance, web: WebContext): void {
   const { ctx, csrfKey } = web;
@@ -39,30 +108,10 @@ export function registerConsentPage(app: FastifyInstance, web: WebContext): void
     const signedIn = { name: session.person.name, csrf };
 
     const pending = requestId ? await getAuthorizationRequest(ctx, requestId) : null;
-    if (!pending) return sendPage(reply, 400, 'Connect an application', unknownRequest, signedIn);
+    if (!pending) return sendPage(reply, 400, 'Connect an application', <UnknownRequest />, signedIn);
 
     const scopes = pending.scopes.map((scope) => ({ scope, meaning: isScope(scope) ? SCOPES[scope] : scope, warning: WARNINGS[scope] }));
-    const body = html`<h1>Allow ${pending.clientName} to act for you?</h1>
-<p><strong>${pending.clientName}</strong> wants to use your organization as
-<strong>${session.person.name}</strong> (${session.person.email}).
-After you answer you will be sent to <strong>${pending.redirectHost}</strong>.</p>
-<p>You can disconnect it at any time on <a href="/connections">Connected applications</a>.</p>
-<form method="post" action="/consent">
-<input type="hidden" name="csrf" value="${csrf}">
-<input type="hidden" name="request" value="${pending.id}">
-${scopes.length
-  ? html`<fieldset class="scopes"><legend>It asks to — untick what you do not want to allow:</legend>
-${scopes.map(
-  ({ scope, meaning, warning }) => html`<p><input type="checkbox" id="scope-${scope}" name="scope" value="${scope}"${warning ? '' : html` checked`}${warning ? html` aria-describedby="warn-${scope}"` : ''}>
-<label class="inline" for="scope-${scope}"><code>${scope}</code>: ${meaning}</label>${warning ? html`<br><small id="warn-${scope}" class="warning">${warning}</small>` : ''}</p>`,
-)}
-</fieldset>`
-  : html`<p>It asks for no permissions beyond reading who you are and which spaces you belong to.</p>`}
-<div class="actions">
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
-</div>
-</form>`;
+    const body = <Consent pending={pending} person={session.person} scopes={scopes} csrf={csrf} />;
     return sendPage(reply, 200, 'Connect an application', body, signedIn);
   });
 
@@ -74,7 +123,7 @@ ${scopes.map(
     const signedIn = { name: session.person.name, csrf: issueCsrfToken(ctx, csrfKey, request, reply, session) };
 
     const pending = requestId ? await getAuthorizationRequest(ctx, requestId) : null;
-    if (!pending) return sendPage(reply, 400, 'Connect an application', unknownRequest, signedIn);
+    if (!pending) return sendPage(reply, 400, 'Connect an application', <UnknownRequest />, signedIn);
 
     const decision = formField(request.body, 'decision');
     if (decision === 'allow') {
@@ -85,6 +134,6 @@ ${scopes.map(
       return reply.redirect(location, 303);
     }
     if (decision === 'deny') return reply.redirect(await denyAuthorizationRequest(ctx, pending.id), 303);
-    return sendPage(reply, 400, 'Connect an application', html`<h1>Choose Allow or Deny</h1>`, signedIn);
+    return sendPage(reply, 400, 'Connect an application', <h1>Choose Allow or Deny</h1>, signedIn);
   });
 }

@@ -1,9 +1,10 @@
 /**
  * The people's web pages (DESIGN 4.6): home, sign-in, consent, the inbox, learned rules, connected apps, the account,
- * how to connect a client and the MCP tools reference. Server-rendered HTML that
- * works without JavaScript. Everything registered here shares one encapsulated scope carrying the cookie
+ * how to connect a client and the MCP tools reference. Server-rendered HTML (preact components, layout.tsx)
+ * that works without JavaScript. Everything registered here shares one encapsulated scope carrying the cookie
  * and form parsers and the page security headers: framing is forbidden (`X-Frame-Options: DENY`, CSP
- * `frame-ancestors 'none'`), nothing but our one inline stylesheet may load, and no page is cached.
+ * `frame-ancestors 'none'`), nothing but this origin's stylesheets and script may load (no inline script), and
+ * no page is cached.
  */
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
@@ -13,13 +14,13 @@ import { toAppError } from '../../platform/http.js';
 import type { OrgContext } from '../context.js';
 import { loadSharedSecret } from '../shared-secrets.js';
 import { registerAccountPage } from './account.js';
+import { registerActivityPage } from './activity.js';
 import { registerConnectPage } from './connect.js';
 import { registerConnectionsPage } from './connections.js';
 import { registerConsentPage } from './consent.js';
 import { registerInboxPage } from './inbox.js';
 import { registerOutcomePage } from './outcome.js';
 import { registerRulesPage } from './rules.js';
-import { html } from './html.js';
 import { registerAssets } from './assets.js';
 import { sendPage, type WebContext } from './respond.js';
 import { registerSignInPages } from './signin.js';
@@ -29,7 +30,6 @@ import { registerAgentPages } from './agents.js';
 import { registerCapabilityPages } from './capabilities.js';
 import { registerToolsPage } from './tools-page.js';
 import type { OrgToolDefinition } from '../mcp/tools.js';
-
 
 /** `tools`: the org MCP tools the service serves, listed on `/docs`. */
 export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: readonly OrgToolDefinition[]): Promise<void> {
@@ -49,7 +49,8 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
           styleSrc: ["'self'"],
           scriptSrc: ["'self'"],
           connectSrc: ["'self'"],
-          imgSrc: ["'self'"],
+          // Pico draws the checkbox tick and the details chevron as data: SVGs in its stylesheet.
+          imgSrc: ["'self'", 'data:'],
           baseUri: ["'none'"],
           frameAncestors: ["'none'"],
           // No form-action: the consent form's answer is a redirect to the client, which form-action would block.
@@ -64,7 +65,15 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     });
     scope.setErrorHandler((error, request, reply) => {
       const appError = toAppError(error, request);
-      return sendPage(reply, appError.status, 'Something went wrong', html`<h1>Something went wrong</h1><p>${appError.message}</p>`);
+      return sendPage(
+        reply,
+        appError.status,
+        'Something went wrong',
+        <>
+          <h1>Something went wrong</h1>
+          <p>{appError.message}</p>
+        </>,
+      );
     });
 
     registerSignInPages(scope, web);
@@ -77,6 +86,7 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerAccountPage(scope, web);
     registerConnectPage(scope, web);
     registerHomePage(scope, web);
+    registerActivityPage(scope, web);
     registerOperationPages(scope, web);
     registerAgentPages(scope, web);
     registerCapabilityPages(scope, web);

@@ -1,0 +1,62 @@
+/**
+ * The operations a person's console home shows (DESIGN 4.6): those in progress (queued, running or paused for a
+ * person) and those that failed in the last day, newest first, with their agent's and space's names — within what
+ * the person may see: owners and admins everything, anyone else their own and their spaces' operations.
+ */
+import { and, desc, eq, gt, inArray, or, sql, type SQL } from 'drizzle-orm';
+import type { Queryable } from '../../platform/database.js';
+import { agents, operations, spaces } from '../schema.js';
+
+export interface OperationsScope {
+  all: boolean;
+  personId: string;
+  spaceIds: readonly string[];
+}
+
+export interface OverviewOperation {
+  id: string;
+  kind: string;
+  status: string;
+  agentName: string | null;
+  spaceName: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+  error: { code: string; message: string } | null;
+}
+
+export function operationsScopeCondition(scope: OperationsScope): SQL | undefined {
+  if (scope.all) return undefined;
+  const own = eq(operations.personId, scope.personId);
+  return scope.spaceIds.length ? or(own, inArray(operations.spaceId, [...scope.spaceIds])) : own;
+}
+
+const ACTIVE = ['queued', 'running', 'paused'] as const;
+
+async function overviewRows(db: Queryable, where: SQL | undefined, limit: number): Promise<OverviewOperation[]> {
+  return db
+    .select({
+      id: operations.id,
+      kind: operations.kind,
+      status: operations.status,
+      agentName: agents.name,
+      spaceName: spaces.name,
+      createdAt: operations.createdAt,
+      finishedAt: operations.finishedAt,
+      error: operations.error,
+    })
+    .from(operations)
+    .leftJoin(agents, eq(agents.id, operations.agentId))
+    .leftJoin(spaces, eq(spaces.id, operations.spaceId))
+    .where(where)
+    .orderBy(desc(operations.createdAt))
+    .limit(limit);
+}
+
+export async function operationsOverview(db: Queryable, scope: OperationsScope, limit = 10): Promise<{ inProgress: OverviewOperation[]; failed: OverviewOperation[] }> {
+  const scoped = operationsScopeCondition(scope);
+  const [inProgress, failed] = await Promise.all([
+    overviewRows(db, and(inArray(operations.status, [...ACTIVE]), scoped), limit),
+    overviewRows(db, and(eq(operations.status, 'failed'), gt(operations.finishedAt, sql`now() - interval '1 day'`), scoped), limit),
+  ]);
+  return { inProgress, failed };
+}

@@ -1,0 +1,113 @@
+/**
+ * GET /inbox/decisions/:id (issue 16 item 10): where Approve and Deny land — the decision as resolved and what
+ * became of its action: the operation's status, then its result or error (bounded). While the action still
+ * runs, the page refreshes itself every two seconds (a meta refresh: no JavaScript needed).
+ */
+import type { FastifyInstance } from 'fastify';
+import { findOperation, toOperationRecord, type OperationRecord } from '../operations/operations.js';
+import { issueCsrfToken } from './csrf.js';
+import { describeResolver } from './inbox.js';
+import { formatTime } from './format.js';
+import { sendPersonalPage, type WebContext } from './respond.js';
+import { signInUrl } from './return-to.js';
+import { currentSession } from './sessions.js';
+import { decisionsFor, type DecisionRecord } from '../decisions/records.js';
+
+/** The most of a result the page shows; the rest is for `get_operation`. */
+const SHOWN_RESULT_CHARS = 4000;
+const RUNNING = ['queued', 'running'];
+
+export function registerOutcomePage(app: FastifyInstance, web: WebContext): void {
+  const { ctx, csrfKey } = web;
+
+  app.get('/inbox/decisions/:id', async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const session = await currentSession(ctx, request);
+    if (!session) return reply.redirect(signInUrl(`/inbox/decisions/${encodeURIComponent(id)}`), 303);
+    const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
+    const [decision] = id.length <= 200 ? await decisionsFor(ctx.db, { person: session.person, clientId: null }, { id }) : [];
+    if (!decision) {
+      reply.code(404);
+      return sendPersonalPage(
+        web,
+        reply,
+        session,
+        csrf,
+        'Decision not found',
+        <>
+          <h1>Decision not found</h1>
+          <p>
+            No such decision is yours to see. <a href="/inbox">Back to the inbox</a>
+          </p>
+        </>,
+        '/inbox',
+      );
+    }
+    const row = await findOperation(ctx.db, decision.operation_id);
+    const operation = row && toOperationRecord(row);
+    const running = !!operation && RUNNING.includes(operation.status);
+    const body = <Outcome decision={decision} operation={operation || undefined} running={running} />;
+    if (running) reply.header('refresh', '2');
+    return sendPersonalPage(web, reply, session, csrf, `Decision: ${decision.action.capability_name}`, body, '/inbox');
+  });
+}
+
+function Outcome({ decision, operation, running }: { decision: DecisionRecord; operation?: OperationRecord; running: boolean }) {
+  const result = operation?.result === undefined ? undefined : JSON.stringify(operation.result, null, 2);
+  return (
+    <>
+      <h1>
+        {decision.action.capability_name}: {decision.status}
+      </h1>
+      <dl class="facts">
+        <dt>Decision</dt>
+        <dd>
+          <span class={`badge ${decision.status}`}>{decision.status}</span>
+          {decision.resolved_by ? ` by ${describeResolver(decision.resolved_by)}` : null}
+          {decision.resolved_at ? `, ${formatTime(decision.resolved_at)}` : null}
+        </dd>
+        <dt>Agent</dt>
+        <dd>{decision.agent.name}</dd>
+        <dt>Arguments</dt>
+        <dd>
+          <pre>{JSON.stringify(decision.action.input, null, 2)}</pre>
+        </dd>
+        <dt>Operation</dt>
+        <dd>
+          <code>{decision.operation_id}</code>
+        </dd>
+        <dt>Outcome</dt>
+        <dd>
+          {/* A dd may not carry a role (ARIA in HTML): the live status is a span inside it. */}
+          <span role="status">
+            {operation ? operation.status : 'unknown'}
+            {running ? ' — the action is running; this page refreshes until it ends' : null}
+          </span>
+        </dd>
+        {operation?.error ? (
+          <>
+            <dt>Error</dt>
+            <dd>
+              <code>{operation.error.code}</code>: {operation.error.message}
+            </dd>
+          </>
+        ) : null}
+        {result !== undefined ? (
+          <>
+            <dt>Result</dt>
+            <dd>
+              <pre>
+                {result.length > SHOWN_RESULT_CHARS
+                  ? `${result.slice(0, SHOWN_RESULT_CHARS)}\n… (${result.length} characters in all: get_operation returns it whole)`
+                  : result}
+              </pre>
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      <p>
+        <a href="/inbox">Back to the inbox</a>
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,100 @@
+/**
+ * The console's home as people see it: the owner is shown the decision waiting for them, the paused and the
+ * failed operation, the agents' budgets and the latest activity; a member of another space sees none of it.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordActivity } from '../../src/org/activity/records.js';
+import { chargeAgent } from '../../src/org/agents/usage.js';
+import { agents } from '../../src/org/schema.js';
+import { engines } from '../helpers/databases.js';
+import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
+import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { Browserless } from '../helpers/web-client.js';
+
+const MEMBER = { email: 'mia@example.com', password: 'mia-password-123' };
+
+async function settle(client: OrgMcp, operationId: string): Promise<any> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const operation = await client.callOk('get_operation', { operation_id: operationId });
+    if (!['queued', 'running'].includes(operation.status)) return operation;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`operation ${operationId} did not settle`);
+}
+
+describe.each(engines)('the console home on %s', (engine) => {
+  let org: TestOrg;
+  let actor: OrgMcp;
+
+  beforeAll(async () => {
+    process.env.HOME_TEST_MEMBER_PASSWORD = MEMBER.password;
+    const orgFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'atrium-home-')), 'org.yaml');
+    // Port 9 (discard) on loopback refuses the connection: the hook fails at once.
+    await writeFile(
+      orgFile,
+      `organization: { name: Home Co, client_autonomy: 2 }
+people: [{ email: ${MEMBER.email}, name: Mia, role: member, password_env: HOME_TEST_MEMBER_PASSWORD }]
+spaces:
+  - { key: finance, name: Finance, members: [${OWNER.email}] }
+  - { key: website, name: Website, members: [${MEMBER.email}] }
+agents:
+  - { key: scribe, name: Scribe, autonomy: 2, responsible: ${OWNER.email}, budget: 100 }
+capabilities:
+  - { key: wire_money, name: Wire money, risk: high, connector: { kind: webhook, url: "http://127.0.0.1:9/wire" } }
+  - { key: ping_bank, name: Ping the bank, risk: low, connector: { kind: webhook, url: "http://127.0.0.1:9/ping" } }
+`,
+    );
+    org = await startOrg(engine, { config: { orgFile } });
+    actor = await connectOrgMcp(org, { scopes: ['integrations:read', 'integrations:act'], clientName: 'Treasury bot' });
+    const context = await actor.callOk('service_context');
+    const finance = context.spaces.find((space: any) => space.name === 'Finance').id;
+    const capabilities = Object.fromEntries((await actor.callOk('list_capabilities')).capabilities.map((item: any) => [item.key, item.id]));
+    const paused = await actor.callOk('execute_capability', { capability_id: capabilities.wire_money, input: { amount: 5000 }, space_id: finance });
+    expect((await settle(actor, paused.operation_id)).status).toBe('paused');
+    const failed = await actor.callOk('execute_capability', { capability_id: capabilities.ping_bank, input: {}, space_id: finance });
+    expect((await settle(actor, failed.operation_id)).status).toBe('failed');
+    const { db } = org.service.ctx;
+    const [scribe] = await db.select({ id: agents.id }).from(agents).where(eq(agents.key, 'scribe'));
+    await chargeAgent(db, scribe.id, 85);
+    await db.transaction((tx) => recordActivity(tx, { kind: 'memory.written', summary: 'wrote the quarterly figures', spaceId: finance }));
+  });
+  afterAll(async () => {
+    await actor?.close();
+    await org?.close();
+  });
+
+  it('shows the owner what waits for them, the paused and failed work, the budgets and the latest activity', async () => {
+    const owner = new Browserless(org.url);
+    await owner.signIn(OWNER.email, OWNER.password);
+    const page = await owner.get('/');
+    expect(page.status).toBe(200);
+    const needs = page.text.slice(page.text.indexOf('Needs you now'), page.text.indexOf('In progress'));
+    expect(needs).toContain('Wire money');
+    expect(needs).toContain('high risk');
+    const inProgress = page.text.slice(page.text.indexOf('In progress'), page.text.indexOf('Failed in the last day'));
+    expect(inProgress).toContain('paused');
+    const failed = page.text.slice(page.text.indexOf('Failed in the last day'), page.text.indexOf('Budgets this month'));
+    expect(failed).toContain('failed');
+    expect(failed).toContain('Finance');
+    const budgets = page.text.slice(page.text.indexOf('Budgets this month'), page.text.indexOf('Latest activity'));
+    expect(budgets).toContain('Scribe');
+    expect(budgets).toContain('85 (85 %)');
+    expect(page.text).toContain('wrote the quarterly figures');
+  });
+
+  it('shows a member of another space none of it', async () => {
+    const mia = new Browserless(org.url);
+    await mia.signIn(MEMBER.email, MEMBER.password);
+    const page = await mia.get('/');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Hello, Mia');
+    expect(page.text).toContain('Nothing is waiting for you.');
+    expect(page.text).toContain('No operation is running or waiting.');
+    expect(page.text).toContain('No operation failed in the last day.');
+    for (const hidden of ['Wire money', 'Ping the bank', 'Finance', 'wrote the quarterly figures']) expect(page.text).not.toContain(hidden);
+  });
+});
