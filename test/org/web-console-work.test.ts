@@ -9,13 +9,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret, startReceiver, type Receiver } from '../helpers/agents-at-work.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 import { checkPage, launchChromium } from '../helpers/page-check.js';
+import { signInAs } from '../helpers/sdk-oauth.js';
 import { Browserless } from '../helpers/web-client.js';
 
 const MIA = { email: 'mia@example.com', password: 'mia-password-123' };
@@ -337,37 +338,38 @@ rules:
 
   describe('in Chromium', () => {
     let chromium: Browser;
+    let signedIn: BrowserContext;
     beforeAll(async () => {
       chromium = await launchChromium();
+      signedIn = await chromium.newContext();
+      const page = await signedIn.newPage();
+      await page.goto(`${org.url}/signin`);
+      await signInAs(page, MIA.email, MIA.password);
+      await page.waitForURL((url) => url.pathname !== '/signin');
+      await page.close();
     });
     afterAll(async () => {
       await chromium?.close();
     });
 
-    it('passes axe-core and fits a phone on every page', async () => {
-      const context = await chromium.newContext();
-      const page = await context.newPage();
-      await page.goto(`${org.url}/signin`);
-      await page.getByLabel('Email').fill(MIA.email);
-      await page.getByLabel('Password').fill(MIA.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL((url) => url.pathname !== '/signin');
-      const pages: [string, string][] = [
-        ['operations', '/operations'],
-        ['operation', `/operations/${ids.alphaWire}`],
-        ['operation-message', `/operations/${ids.alphaFailed}`],
-        ['operation-not-found', `/operations/${ids.betaNotice}`],
-        ['agents', '/agents'],
-        ['agent', `/agents/${ids.scribe}`],
-        ['capabilities', '/capabilities'],
-        ['capability', `/capabilities/${ids.notify_team}`],
-      ];
-      const problems: string[] = [];
-      for (const [name, route] of pages) {
-        await checkPage(page, `${org.url}${route}`, `${name}-${engine}`).catch((error: Error) => problems.push(error.message));
+    const pages: Array<[name: string, route: () => string]> = [
+      ['operations', () => '/operations'],
+      ['operation', () => `/operations/${ids.alphaWire}`],
+      ['operation-message', () => `/operations/${ids.alphaFailed}`],
+      ['operation-not-found', () => `/operations/${ids.betaNotice}`],
+      ['agents', () => '/agents'],
+      ['agent', () => `/agents/${ids.scribe}`],
+      ['capabilities', () => '/capabilities'],
+      ['capability', () => `/capabilities/${ids.notify_team}`],
+    ];
+
+    it.each(pages)('%s passes axe-core and fits a phone', async (name, route) => {
+      const page = await signedIn.newPage();
+      try {
+        await checkPage(page, `${org.url}${route()}`, `${name}-${engine}`);
+      } finally {
+        await page.close();
       }
-      expect(problems).toEqual([]);
-      await context.close();
     });
   });
 });
