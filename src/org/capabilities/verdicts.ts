@@ -8,6 +8,7 @@ import { queryRows, type Queryable } from '../../platform/database.js';
 import { toIso } from '../../platform/time.js';
 import type { ShadowEntry, Verdict } from '../gate/index.js';
 import { scopeCondition, type ReadScope } from '../read-scope.js';
+import { gateVerdictRecord } from './catalogue.js';
 import { agents, gateVerdicts, operations, spaces } from '../schema.js';
 
 export interface VerdictView {
@@ -50,13 +51,22 @@ interface VerdictRow {
   createdAt: string;
 }
 
+/** The stored `shadow[]` as the gate writes it (`gateVerdictRecord`); an entry of another shape is not shown. */
+function shadowEntries(stored: unknown): ShadowEntry[] {
+  if (!Array.isArray(stored)) return [];
+  return stored.flatMap((entry) => {
+    const parsed = gateVerdictRecord.shape.shadow.element.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
 function toView(row: VerdictRow): VerdictView {
   return {
     id: row.id,
     verdict: row.verdict,
     reasons: row.reasons,
     ruleIds: row.ruleIds,
-    shadow: Array.isArray(row.shadow) ? (row.shadow as ShadowEntry[]) : [],
+    shadow: shadowEntries(row.shadow),
     agent: { id: row.agentId, name: row.agentName },
     space: row.spaceId ? { id: row.spaceId, name: row.spaceName } : null,
     operationId: row.operationId,
@@ -90,13 +100,13 @@ export async function recentVerdicts(db: Queryable, scope: ReadScope, capability
 }
 
 /** How often each shadow rule would have fired on the capability in the last `days` days (verdicts the reader may see), by rule id. */
-export async function shadowFirings(db: Queryable, scope: ReadScope, capabilityId: string, days: number): Promise<Map<string, { count: number; would: Verdict }>> {
+export async function shadowFirings(db: Queryable, scope: ReadScope, capabilityId: string, days: number): Promise<Map<string, number>> {
   const where = and(eq(gateVerdicts.capabilityId, capabilityId), gte(gateVerdicts.createdAt, sql`now() - make_interval(days => ${days})`), verdictScope(scope));
-  const rows = await queryRows<{ rule_id: string; would: Verdict; count: number }>(
+  const rows = await queryRows<{ rule_id: string; count: number }>(
     db,
-    sql`SELECT entry ->> 'rule_id' AS rule_id, min(entry ->> 'would') AS would, count(*)::int AS count
+    sql`SELECT entry ->> 'rule_id' AS rule_id, count(*)::int AS count
       FROM ${gateVerdicts} CROSS JOIN LATERAL jsonb_array_elements(CASE jsonb_typeof(${gateVerdicts.shadow}) WHEN 'array' THEN ${gateVerdicts.shadow} ELSE '[]'::jsonb END) AS entry
       WHERE ${where} GROUP BY 1`,
   );
-  return new Map(rows.map((row) => [row.rule_id, { count: Number(row.count), would: row.would }]));
+  return new Map(rows.map((row) => [row.rule_id, Number(row.count)]));
 }

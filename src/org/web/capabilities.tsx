@@ -136,7 +136,7 @@ export function registerCapabilityPages(app: FastifyInstance, web: WebContext): 
                       ) : null}
                     </td>
                     <td data-label={`Would have fired (${SHADOW_DAYS} days)`}>
-                      {rule.mode === 'shadow' ? `${fired.get(rule.id)?.count ?? 0} ${fired.get(rule.id)?.count === 1 ? 'time' : 'times'}` : '—'}
+                      {rule.mode === 'shadow' ? times(fired.get(rule.id) ?? 0) : '—'}
                     </td>
                   </tr>
                 ))}
@@ -193,6 +193,10 @@ export function registerCapabilityPages(app: FastifyInstance, web: WebContext): 
       ),
     };
   });
+}
+
+function times(count: number): string {
+  return `${count} ${count === 1 ? 'time' : 'times'}`;
 }
 
 function Connector({ capability }: { capability: CapabilityOverview }): VNode {
