@@ -13,7 +13,7 @@ const DATABASE = ['platform', 'org', 'auth', 'content'].map((folder) => `src/${f
 const DATABASE_PACKAGES = ['drizzle-orm', 'drizzle-orm/*', 'pg', '@electric-sql/pglite', '@electric-sql/pglite/*'];
 
 /** What the operations engine may use from the organization: the shared catalogue, ids, fields, tables and context. */
-const ORG_SHARED = ['errors.ts', 'ids.ts', 'fields.ts', 'schema.ts', 'context.ts'];
+const ORG_SHARED = ['errors.ts', 'ids.ts', 'fields.ts', 'schema.ts', 'context.ts', 'read-scope.ts'];
 
 /** The organization's concepts and engines: everything below the adapters. */
 const ORG_CONCEPTS = ['activity', 'operations', 'gate', 'memory', 'tasks', 'capabilities', 'decisions', 'agents', 'people', 'spaces', 'rules', 'org-file', 'assistant', 'delivery'];

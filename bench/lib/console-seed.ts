@@ -72,7 +72,7 @@ export async function seedConsole(database: Database, options: ConsoleSeedOption
     SELECT 'gv_bench_' || o.n, ${capabilityId}, o.agent_id, o.space_id, o.id,
            CASE WHEN o.status = 'paused' THEN 'require_approval' WHEN o.status = 'failed' THEN 'deny' ELSE 'allow' END,
            '["autonomy 2 allows low-risk actions"]'::jsonb, '[]'::jsonb,
-           CASE WHEN o.n % 3 = 0 THEN '[{"rule_id":"rul_shadow","then":"require_approval"}]'::jsonb ELSE '[]'::jsonb END,
+           CASE WHEN o.n % 3 = 0 THEN '[{"rule_id":"rul_shadow","name":"Trial: ask before deploys","would":"require_approval"}]'::jsonb ELSE '[]'::jsonb END,
            '{}'::jsonb, o.created_at
     FROM (SELECT id, agent_id, space_id, status, created_at, substr(id, 10)::int AS n FROM operations WHERE kind = 'capability' AND id LIKE 'op_bench_%') AS o`);
   await run(sql`

@@ -179,10 +179,14 @@ export const operations = pgTable(
   (table) => [
     index('operations_person_idx').on(table.personId, table.createdAt),
     // The console's lists (newest first, by status, space or agent) and its home (in progress, failed today).
-    index('operations_created_idx').on(table.createdAt),
-    index('operations_status_idx').on(table.status, table.createdAt),
-    index('operations_space_idx').on(table.spaceId, table.createdAt),
-    index('operations_agent_idx').on(table.agentId, table.createdAt),
+    // Each ends with the id, the lists' tie-break, so a page is read in index order without a sort.
+    index('operations_created_idx').on(table.createdAt, table.id),
+    index('operations_status_idx').on(table.status, table.createdAt, table.id),
+    index('operations_space_idx').on(table.spaceId, table.createdAt, table.id),
+    index('operations_agent_idx').on(table.agentId, table.createdAt, table.id),
+    index('operations_capability_idx')
+      .on(sql`(${table.input} ->> 'capability_id')`, table.createdAt, table.id)
+      .where(sql`kind = 'capability'`),
   ],
 );
 

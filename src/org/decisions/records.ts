@@ -57,7 +57,24 @@ export async function decisionsFor(
   else if (filter.status === 'expired') conditions.push(or(eq(decisions.status, 'expired'), and(eq(decisions.status, 'pending'), sql`${decisions.expiresAt} <= now()`)));
   else if (filter.status && filter.status !== 'all') conditions.push(eq(decisions.status, filter.status));
   if (resolver.clientId) conditions.push(or(isNull(agents.clientId), ne(agents.clientId, resolver.clientId)));
-  const rows = await db
+  const rows = await selectDecisions(db)
+    .where(and(...conditions))
+    .orderBy(desc(decisions.requestedAt))
+    .limit(filter.limit ?? 100);
+  return rows.map(toDecisionRecord);
+}
+
+/**
+ * The decision an operation paused on, for anyone who may see the operation (the console's operation page):
+ * seeing is not governing, so `mayGovern` does not narrow it.
+ */
+export async function findDecisionRecord(db: Queryable, id: string): Promise<DecisionRecord | undefined> {
+  const [row] = await selectDecisions(db).where(eq(decisions.id, id));
+  return row ? toDecisionRecord(row) : undefined;
+}
+
+function selectDecisions(db: Queryable) {
+  return db
     .select({
       decision: decisions,
       // A connected client's agent is named as the client registered itself: marked, so that an application
@@ -73,22 +90,17 @@ export async function decisionsFor(
     .innerJoin(capabilities, eq(capabilities.id, decisions.capabilityId))
     .leftJoin(people, eq(people.id, decisions.resolvedBy))
     .leftJoin(oauthClients, eq(oauthClients.id, decisions.resolvedVia))
-    .where(and(...conditions))
-    .orderBy(desc(decisions.requestedAt))
-    .limit(filter.limit ?? 100);
-  return rows.map(({ decision, agentName, capabilityKey, capabilityName, resolverName, resolverClientName }) =>
-    toDecisionRecord(decision, agentName, capabilityKey, capabilityName, resolverName, resolverClientName),
-  );
+    .$dynamic();
 }
 
-function toDecisionRecord(
-  row: DecisionRow,
-  agentName: string,
-  capabilityKey: string,
-  capabilityName: string,
-  resolverName: string | null,
-  resolverClientName: string | null,
-): DecisionRecord {
+function toDecisionRecord({ decision: row, agentName, capabilityKey, capabilityName, resolverName, resolverClientName }: {
+  decision: DecisionRow;
+  agentName: string;
+  capabilityKey: string;
+  capabilityName: string;
+  resolverName: string | null;
+  resolverClientName: string | null;
+}): DecisionRecord {
   // A pending decision past its time is expired even before the expiry job has run.
   const status = row.status === 'pending' && Date.parse(toIso(row.expiresAt)) <= Date.now() ? 'expired' : row.status;
   return {

@@ -19,6 +19,8 @@ import { toIso } from '../../platform/time.js';
 import { orgErrors } from '../errors.js';
 import type { GateRule, InputCondition, RuleConditions } from '../gate/index.js';
 import { newId } from '../ids.js';
+import { visibleAgents } from '../agents/overview.js';
+import type { ReadScope } from '../read-scope.js';
 import { agents, capabilities, learnedRules, people, standingRules } from '../schema.js';
 
 export interface RuleInput {
@@ -186,4 +188,57 @@ export async function revokeLearnedRule(db: Queryable, id: string, person: { id:
 /** Owners and admins govern every agent; anyone else the agents they are responsible for. */
 export function mayGovern(person: { id: string; role: string }) {
   return person.role === 'owner' || person.role === 'admin' ? sql`true` : eq(agents.responsiblePersonId, person.id);
+}
+
+/** A rule that may decide a capability's executions, as the console's capability page lists it. */
+export interface RuleConcerning {
+  id: string;
+  name: string;
+  source: 'file' | 'learned';
+  then: GateRule['then'];
+  mode: GateRule['mode'];
+  /** The conditions beyond the capability (agent, risk, time, input) that must also hold. */
+  when: RuleConditions;
+  until: string | null;
+}
+
+const MAX_RULES = 200;
+
+/**
+ * The rules that can match an execution of `capability`: the file's rules naming it (by key or id) or naming no
+ * capability, unless their risk condition excludes its risk; and the learned rules for it still in force, over the
+ * agents the reader may see (another person's connected client is theirs).
+ */
+export async function rulesConcerning(db: Queryable, scope: ReadScope, capability: { id: string; key: string; risk: string }): Promise<RuleConcerning[]> {
+  const standing = await db.select().from(standingRules).orderBy(asc(standingRules.position)).limit(MAX_RULES);
+  const names = (value: string | readonly string[] | undefined) => (value === undefined ? undefined : typeof value === 'string' ? [value] : value);
+  const fromFile = standing
+    .map((rule) => ({ ...rule, when: rule.when as RuleConditions }))
+    .filter(({ when }) => {
+      const wanted = names(when.capability);
+      const risks = names(when.risk);
+      return (!wanted || wanted.includes(capability.key) || wanted.includes(capability.id)) && (!risks || risks.includes(capability.risk));
+    })
+    .map(({ id, name, when, then, mode }): RuleConcerning => ({ id, name, source: 'file', then, mode, when, until: null }));
+  const learned = await db
+    .select({ rule: learnedRules, agentName: agents.name })
+    .from(learnedRules)
+    .innerJoin(agents, eq(agents.id, learnedRules.agentId))
+    .where(
+      and(eq(learnedRules.capabilityId, capability.id), isNull(learnedRules.revokedAt), sql`(${learnedRules.until} IS NULL OR ${learnedRules.until} > now())`, visibleAgents(scope)),
+    )
+    .orderBy(desc(learnedRules.createdAt))
+    .limit(MAX_RULES);
+  return [
+    ...fromFile,
+    ...learned.map(({ rule, agentName }): RuleConcerning => ({
+      id: rule.id,
+      name: `learned: allow ${agentName}`,
+      source: 'learned',
+      then: 'allow',
+      mode: 'enforce',
+      when: { agent: agentName, ...(rule.inputConditions ? { input: rule.inputConditions as InputCondition[] } : {}) },
+      until: rule.until ? toIso(rule.until) : null,
+    })),
+  ];
 }

@@ -64,3 +64,8 @@ export async function setSpaceMembers(db: Queryable, spaceId: string, personIds:
 export async function addSpaceMember(db: Queryable, spaceId: string, personId: string): Promise<void> {
   await db.insert(spaceMembers).values({ spaceId, personId }).onConflictDoNothing();
 }
+
+/** Every space, by name (the console's space filter for an owner or admin); at most `limit`. */
+export async function listAllSpaces(db: Queryable, limit: number): Promise<Space[]> {
+  return db.select(spaceColumns).from(spaces).orderBy(asc(spaces.name), asc(spaces.key)).limit(limit);
+}

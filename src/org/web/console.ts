@@ -37,11 +37,6 @@ export async function scopeOf(web: WebContext, person: Person): Promise<Scope> {
   return { all: person.role === 'owner' || person.role === 'admin', personId: person.id, spaceIds };
 }
 
-/** Whether a record in `spaceId` done by or for `personId` is the viewer's to see. */
-export function canSee(scope: Scope, record: { spaceId?: string | null; personId?: string | null }): boolean {
-  return scope.all || (record.personId != null && record.personId === scope.personId) || (record.spaceId != null && scope.spaceIds.includes(record.spaceId));
-}
-
 export interface ConsolePage {
   title: string;
   body: ComponentChildren;

@@ -1,2 +1,0 @@
-CREATE INDEX "tasks_status_created_idx" ON "tasks" USING btree ("status","created_at" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "tasks_space_status_created_idx" ON "tasks" USING btree ("space_id","status","created_at" DESC NULLS LAST);
