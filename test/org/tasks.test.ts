@@ -323,8 +323,9 @@ describe.each(engines)('tasks on %s', (engine) => {
     it('cancels the task, records the reason and cancels the agent’s work under way', async () => {
       const task = await owner.callOk('create_task', { space_id: general, title: 'Renew the domain', assignee_agent_id: scribe });
       const operationId = task.progress[0].operation_id;
+      // This process's worker may have claimed the run before settle() looks: wait for it to be under way.
       await settle();
-      expect((await owner.callOk('get_operation', { operation_id: operationId })).status).toBe('running');
+      await expect.poll(async () => (await owner.callOk('get_operation', { operation_id: operationId })).status, { timeout: 10_000 }).toBe('running');
       const cancelled = await owner.callOk('cancel_task', { task_id: task.id, reason: 'We let it lapse' });
       expect(cancelled.status).toBe('cancelled');
       expect(cancelled.progress.at(-1)).toEqual({ at: expect.any(String), message: 'Cancelled: We let it lapse' });

@@ -3,7 +3,7 @@
  * check (page-check.ts): axe-core finds nothing serious or critical and nothing scrolls sideways, at a
  * desktop's width and a phone's, with screenshots kept in test-artifacts/screenshots. The pages hold what
  * they show in use: a pending decision and a task question in the inbox, a resolved one, a learned rule, a
- * connected client and a consent request.
+ * connected client and a consent request; the activity log holds what all that did.
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -114,6 +114,8 @@ capabilities:
     ['connections', 'signed-in', () => `${org.url}/connections`],
     ['account', 'signed-in', () => `${org.url}/account`],
     ['connect', 'signed-in', () => `${org.url}/connect`],
+    ['activity', 'signed-in', () => `${org.url}/activity`],
+    ['activity-decisions', 'signed-in', () => `${org.url}/activity?kind=decision`],
   ];
 
   it.each(pages)('%s (%s)', async (name, who, target) => {

@@ -18,6 +18,8 @@ export interface ActivityNames {
   spaces: Named[];
   agents: Named[];
   capabilities: Named[];
+  /** Connected clients by client id, named as they named themselves; each is also an agent (kind `client`). */
+  clients: Map<string, { name: string; agentId: string }>;
 }
 
 export async function activityNames(db: Queryable, scope: ActivityScope): Promise<ActivityNames> {
@@ -37,10 +39,17 @@ export async function activityNames(db: Queryable, scope: ActivityScope): Promis
   const [peopleRows, spaceRows, agentRows, capabilityRows] = await Promise.all([
     visiblePeople,
     visibleSpaces,
-    db.select({ id: agents.id, name: agents.name }).from(agents).orderBy(asc(agents.name)),
+    db.select({ id: agents.id, name: agents.name, clientId: agents.clientId }).from(agents).orderBy(asc(agents.name)),
     db.select({ id: capabilities.id, name: capabilities.name }).from(capabilities).orderBy(asc(capabilities.name)),
   ]);
   const self = scope.all ? [] : await db.select({ id: people.id, name: people.name }).from(people).where(eq(people.id, scope.personId));
   const merged = new Map([...self, ...peopleRows].map((row) => [row.id, row]));
-  return { people: [...merged.values()], spaces: spaceRows, agents: agentRows, capabilities: capabilityRows };
+  const clients = new Map(agentRows.flatMap((row) => (row.clientId ? [[row.clientId, { name: row.name, agentId: row.id }] as const] : [])));
+  return {
+    people: [...merged.values()],
+    spaces: spaceRows,
+    agents: agentRows.map(({ id, name }) => ({ id, name })),
+    capabilities: capabilityRows,
+    clients,
+  };
 }

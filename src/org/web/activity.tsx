@@ -219,21 +219,14 @@ function ActivityTable({ entries, names }: { entries: ActivityEntry[]; names: Ac
           const traceId = entry.traceparent?.slice(3, 35);
           return (
             <tr key={entry.seq}>
-              <td data-label="When">
+              <td data-label="When" class="when">
                 <time dateTime={new Date(entry.at).toISOString()}>{formatTime(entry.at)}</time>
               </td>
               <td data-label="What">
                 <span class="badge">{entry.kind}</span> {entry.summary}
               </td>
               <td data-label="Who">
-                {entry.personId ? <a href={`/activity?person=${encodeURIComponent(entry.personId)}`}>{name(names.people, entry.personId)}</a> : null}
-                {entry.clientId ? <> via <code>{entry.clientId}</code></> : null}
-                {entry.agentId ? (
-                  <>
-                    {entry.personId || entry.clientId ? ', ' : ''}agent <a href={`/activity?agent=${encodeURIComponent(entry.agentId)}`}>{name(names.agents, entry.agentId)}</a>
-                  </>
-                ) : null}
-                {!entry.personId && !entry.clientId && !entry.agentId ? 'the organization' : null}
+                <Who entry={entry} names={names} name={name} />
               </td>
               <td data-label="Where">
                 {entry.spaceId ? name(names.spaces, entry.spaceId) : '—'}
@@ -260,5 +253,34 @@ function ActivityTable({ entries, names }: { entries: ActivityEntry[]; names: Ac
         })}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * Who did it: the person, the client it came through (by the name the client gave itself), and the agent when it is
+ * not that client's own agent; the organization itself when none of them.
+ */
+function Who({ entry, names, name }: { entry: ActivityEntry; names: ActivityNames; name: (list: Named[], value: string | null) => string | null }): VNode {
+  const client = entry.clientId ? names.clients.get(entry.clientId) : undefined;
+  const agentShown = entry.agentId && entry.agentId !== client?.agentId;
+  if (!entry.personId && !entry.clientId && !entry.agentId) return <>the organization</>;
+  return (
+    <>
+      {entry.personId ? <a href={`/activity?person=${encodeURIComponent(entry.personId)}`}>{name(names.people, entry.personId)}</a> : null}
+      {entry.clientId ? (
+        <>
+          {entry.personId ? ' via ' : ''}
+          <a href={`/activity?client=${encodeURIComponent(entry.clientId)}`} title={entry.clientId}>
+            {client?.name ?? entry.clientId}
+          </a>
+        </>
+      ) : null}
+      {agentShown ? (
+        <>
+          {entry.personId || entry.clientId ? ', agent ' : 'agent '}
+          <a href={`/activity?agent=${encodeURIComponent(entry.agentId!)}`}>{name(names.agents, entry.agentId)}</a>
+        </>
+      ) : null}
+    </>
   );
 }
