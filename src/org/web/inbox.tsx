@@ -22,7 +22,10 @@ import { countInboxItems, formField, sendCsrfFailure, sendPersonalPage, type Web
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
 import { answerTask, listOpenTaskQuestions, type OpenTaskQuestion } from '../tasks/person.js';
-import { decisionContexts, decisionsFor, type DecisionContext, type DecisionRecord } from '../decisions/records.js';
+import { countPendingDecisions, decisionContexts, decisionsFor, type DecisionContext, type DecisionRecord } from '../decisions/records.js';
+
+/** Pending decisions shown at once. */
+const PENDING_SHOWN = 50;
 
 const DONE: Record<string, string> = {
   answered: 'Answered: the agent receives your answer.',
@@ -35,7 +38,9 @@ export function registerInboxPage(app: FastifyInstance, web: WebContext): void {
     const session = await currentSession(ctx, request);
     if (!session) return reply.redirect(signInUrl('/inbox'), 303);
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
-    const pending = await decisionsFor(ctx.db, { person: session.person, clientId: null }, { status: 'pending' });
+    // A page a person can read: the newest decisions, with how many more wait behind them.
+    const pending = await decisionsFor(ctx.db, { person: session.person, clientId: null }, { status: 'pending', limit: PENDING_SHOWN });
+    const waiting = pending.length < PENDING_SHOWN ? pending.length : await countPendingDecisions(ctx.db, session.person);
     const contexts = await decisionContexts(ctx.db, pending.map((decision) => decision.id));
     const recent = (await decisionsFor(ctx.db, { person: session.person, clientId: null }, { status: 'all', limit: 40 }))
       .filter((decision) => decision.status !== 'pending')
@@ -44,7 +49,7 @@ export function registerInboxPage(app: FastifyInstance, web: WebContext): void {
     const spaceIds = await listSpaceIdsOfPerson(ctx.db, session.person.id);
     const questions = await listOpenTaskQuestions(ctx.db, spaceIds);
 
-    const body = <Inbox pending={pending} contexts={contexts} questions={questions} recent={recent} done={done} csrf={csrf} />;
+    const body = <Inbox pending={pending} waiting={waiting} contexts={contexts} questions={questions} recent={recent} done={done} csrf={csrf} />;
     return sendPersonalPage(web, reply, session, csrf, 'Inbox', body, '/inbox');
   });
 
@@ -105,6 +110,8 @@ export function describeResolver(by: ResolvedByRecord): string {
 
 interface InboxProps {
   pending: DecisionRecord[];
+  /** How many decisions wait for the person in all (more than `pending` holds when the list is cut). */
+  waiting: number;
   contexts: Map<string, DecisionContext>;
   questions: OpenTaskQuestion[];
   recent: DecisionRecord[];
@@ -112,12 +119,17 @@ interface InboxProps {
   csrf: string;
 }
 
-function Inbox({ pending, contexts, questions, recent, done, csrf }: InboxProps) {
+function Inbox({ pending, waiting, contexts, questions, recent, done, csrf }: InboxProps) {
   return (
     <>
       <h1>Inbox</h1>
       {done ? <p role="status">{done}</p> : null}
       <h2>Decisions awaiting you</h2>
+      {waiting > pending.length ? (
+        <p role="note">
+          {waiting} decisions wait for you; the {pending.length} newest are below. Deciding them brings the next ones here.
+        </p>
+      ) : null}
       {pending.length ? (
         pending.map((decision) => <PendingDecision key={decision.id} decision={decision} context={contexts.get(decision.id)} csrf={csrf} />)
       ) : (
