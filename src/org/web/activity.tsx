@@ -12,28 +12,29 @@ import { activityNames, type ActivityNames, type Named } from '../activity/names
 import { listActivity, type ActivityEntry, type ActivityFilter, type ActivityScope } from '../activity/records.js';
 import { consolePage, type Scope } from './console.js';
 import { formatTime } from './format.js';
+import { AnySelect, optionalField } from './parts.js';
 import type { WebContext } from './respond.js';
+
+const toOption = (named: Named) => ({ value: named.id, label: named.name });
 
 const PAGE_SIZE = 50;
 const EXPORT_BATCH = 1_000;
 
-/** What a GET form sends for "any": an empty field, read as absent. */
-const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 const id = z.string().max(80).regex(/^[A-Za-z0-9_.:-]+$/, 'must be an id');
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date (YYYY-MM-DD)').refine((value) => !Number.isNaN(Date.parse(value)), 'must be a date');
 
 const filters = z.object({
-  person: optional(id),
-  agent: optional(id),
-  client: optional(z.string().max(300)),
-  space: optional(id),
-  capability: optional(id),
-  kind: optional(z.string().max(64).regex(/^[a-z_]+(\.[a-z_]+)?$/, 'must be a kind such as decision or decision.resolved')),
-  trace: optional(z.string().regex(/^[0-9a-f]{32}$/, 'must be a trace id (32 hexadecimal digits)')),
-  from: optional(day),
-  to: optional(day),
+  person: optionalField(id),
+  agent: optionalField(id),
+  client: optionalField(z.string().max(300)),
+  space: optionalField(id),
+  capability: optionalField(id),
+  kind: optionalField(z.string().max(64).regex(/^[a-z_]+(\.[a-z_]+)?$/, 'must be a kind such as decision or decision.resolved')),
+  trace: optionalField(z.string().regex(/^[0-9a-f]{32}$/, 'must be a trace id (32 hexadecimal digits)')),
+  from: optionalField(day),
+  to: optionalField(day),
 });
-const pageQuery = filters.extend({ before: optional(z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER)) });
+const pageQuery = filters.extend({ before: optionalField(z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER)) });
 
 type Filters = z.output<typeof filters>;
 
@@ -159,30 +160,15 @@ function exported(entry: ActivityEntry) {
   };
 }
 
-function Choice({ label, name, value, options }: { label: string; name: string; value?: string; options: Named[] }): VNode {
-  return (
-    <label>
-      {label}
-      <select name={name}>
-        <option value="">Any</option>
-        {options.map((option) => (
-          <option key={option.id} value={option.id} selected={option.id === value}>
-            {option.name}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
 
 function Filters({ query, names }: { query: Filters; names: ActivityNames }): VNode {
   return (
     <form class="filters" method="get" action="/activity" aria-label="Filter the activity">
-      <Choice label="Person" name="person" value={query.person} options={names.people} />
-      <Choice label="Agent" name="agent" value={query.agent} options={names.agents} />
-      <Choice label="Space" name="space" value={query.space} options={names.spaces} />
-      <Choice label="Capability" name="capability" value={query.capability} options={names.capabilities} />
-      <Choice label="Kind" name="kind" value={query.kind} options={KIND_CHOICES.map(([value, name]) => ({ id: value, name }))} />
+      <AnySelect label="Person" name="person" value={query.person} options={names.people.map(toOption)} />
+      <AnySelect label="Agent" name="agent" value={query.agent} options={names.agents.map(toOption)} />
+      <AnySelect label="Space" name="space" value={query.space} options={names.spaces.map(toOption)} />
+      <AnySelect label="Capability" name="capability" value={query.capability} options={names.capabilities.map(toOption)} />
+      <AnySelect label="Kind" name="kind" value={query.kind} options={KIND_CHOICES.map(([value, label]) => ({ value, label }))} />
       <label>
         From
         <input type="date" name="from" value={query.from ?? ''} />

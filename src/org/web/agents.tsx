@@ -10,7 +10,7 @@ import { findAgentOverview, listAgentOverviews, type AgentCursor, type AgentOver
 import type { UsageRecord } from '../agents/usage.js';
 import { deliveryFailuresOfAgent, lastDeliveryOfAgent, type DeliveryView } from '../delivery/history.js';
 import { listOperations } from '../operations/list.js';
-import { Badge, choice, notFound, Pager, Time, withQuery } from './console-parts.js';
+import { Badge, OlderLink, Time, notFound, optionalField, pageHref } from './parts.js';
 import { consolePage } from './console.js';
 import { noQuery, OperationTable } from './operations.js';
 import type { WebContext } from './respond.js';
@@ -34,14 +34,14 @@ const cursor = z
     return { rank: Number(match[1]), id: match[2], name: match[3] };
   });
 
-const listQuery = z.object({ after: choice(cursor) });
+const listQuery = z.object({ after: optionalField(cursor) });
 
 export function registerAgentPages(app: FastifyInstance, web: WebContext): void {
   const { db } = web.ctx;
 
   consolePage(app, web, '/agents', listQuery, async ({ scope }, { query }) => {
     const page = await listAgentOverviews(db, scope, { limit: PAGE_SIZE, after: query.after });
-    const next = page.next ? withQuery('/agents', { after: `${page.next.rank}|${page.next.id}|${page.next.name}` }) : null;
+    const next = page.next ? pageHref('/agents', { after: `${page.next.rank}|${page.next.id}|${page.next.name}` }) : null;
     return {
       title: 'Agents',
       body: (
@@ -75,7 +75,7 @@ export function registerAgentPages(app: FastifyInstance, web: WebContext): void 
               ))}
             </tbody>
           </table>
-          <Pager next={next} label="More" />
+          <OlderLink next={next} label="More" />
         </>
       ),
     };
@@ -150,7 +150,7 @@ export function registerAgentPages(app: FastifyInstance, web: WebContext): void 
           {work.rows.length === 0 ? <p>No operations you can see.</p> : <OperationTable rows={work.rows} caption={`Recent work of ${agent.name}`} without="agent" />}
           {work.next ? (
             <p>
-              <a href={withQuery('/operations', { agent: agent.id })}>All of {agent.name}'s operations</a>
+              <a href={pageHref('/operations', { agent: agent.id })}>All of {agent.name}'s operations</a>
             </p>
           ) : null}
         </>

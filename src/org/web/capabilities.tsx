@@ -11,7 +11,7 @@ import { findCapabilityOverview, listCapabilityOverviews, type CapabilityOvervie
 import { recentVerdicts, shadowFirings } from '../capabilities/verdicts.js';
 import type { RuleConditions } from '../gate/index.js';
 import { rulesConcerning } from '../rules/records.js';
-import { Badge, choice, notFound, Pager, Time, withQuery } from './console-parts.js';
+import { Badge, OlderLink, Time, notFound, optionalField, pageHref } from './parts.js';
 import { consolePage } from './console.js';
 import { noQuery } from './operations.js';
 import type { WebContext } from './respond.js';
@@ -20,7 +20,7 @@ const PAGE_SIZE = 50;
 const RECENT_VERDICTS = 20;
 const SHADOW_DAYS = 30;
 
-const listQuery = z.object({ after: choice(z.string().min(1).max(200)) });
+const listQuery = z.object({ after: optionalField(z.string().min(1).max(200)) });
 
 export function registerCapabilityPages(app: FastifyInstance, web: WebContext): void {
   const { db } = web.ctx;
@@ -60,7 +60,7 @@ export function registerCapabilityPages(app: FastifyInstance, web: WebContext): 
               ))}
             </tbody>
           </table>
-          <Pager next={page.next ? withQuery('/capabilities', { after: page.next }) : null} label="More" />
+          <OlderLink next={page.next ? pageHref('/capabilities', { after: page.next }) : null} label="More" />
         </>
       ),
     };

@@ -17,7 +17,7 @@ import { findOperationInScope, listOperations, type OperationCursor, type Operat
 import { OPERATION_KINDS, OPERATION_STATUSES, type OperationRow } from '../operations/states.js';
 import type { ReadScope } from '../read-scope.js';
 import { listAllSpaces, listSpacesOfPerson } from '../spaces/records.js';
-import { Badge, BoundedJson, choice, idChoice, notFound, Pager, Time, withQuery } from './console-parts.js';
+import { AnySelect, Badge, BoundedJson, notFound, OlderLink, optionalField, optionalId, pageHref, Time } from './parts.js';
 import { consolePage } from './console.js';
 import type { WebContext } from './respond.js';
 
@@ -43,12 +43,12 @@ const cursor = z
   });
 
 const listQuery = z.object({
-  status: choice(z.enum(OPERATION_STATUSES)),
-  kind: choice(z.enum(OPERATION_KINDS)),
-  agent: idChoice(),
-  capability: idChoice(),
-  space: idChoice(),
-  before: choice(cursor),
+  status: optionalField(z.enum(OPERATION_STATUSES)),
+  kind: optionalField(z.enum(OPERATION_KINDS)),
+  agent: optionalId(),
+  capability: optionalId(),
+  space: optionalId(),
+  before: optionalField(cursor),
 });
 
 /** A page of one record takes no query. */
@@ -70,22 +70,22 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
       scope.all ? listAllSpaces(db, MAX_OPTIONS) : listSpacesOfPerson(db, person.id),
     ]);
     const filters = { status: query.status, kind: query.kind, agent: query.agent, capability: query.capability, space: query.space };
-    const next = page.next ? withQuery('/operations', { ...filters, before: `${page.next.createdAt}|${page.next.id}` }) : null;
+    const next = page.next ? pageHref('/operations', { ...filters, before: `${page.next.createdAt}|${page.next.id}` }) : null;
     return {
       title: 'Operations',
       body: (
         <>
           <h1>Operations</h1>
           <form method="get" action="/operations" class="filters" role="search" aria-label="Filter operations">
-            <Select name="status" label="Status" value={query.status} options={OPERATION_STATUSES.map((value) => ({ value, label: value }))} />
-            <Select name="kind" label="Kind" value={query.kind} options={OPERATION_KINDS.map((value) => ({ value, label: value }))} />
-            <Select name="agent" label="Agent" value={query.agent} options={agents.rows.map((agent) => ({ value: agent.id, label: agent.name }))} />
-            <Select name="capability" label="Capability" value={query.capability} options={capabilities.rows.map((item) => ({ value: item.id, label: item.key }))} />
-            <Select name="space" label="Space" value={query.space} options={spaces.map((space) => ({ value: space.id, label: space.name }))} />
+            <AnySelect name="status" label="Status" value={query.status} options={OPERATION_STATUSES.map((value) => ({ value, label: value }))} />
+            <AnySelect name="kind" label="Kind" value={query.kind} options={OPERATION_KINDS.map((value) => ({ value, label: value }))} />
+            <AnySelect name="agent" label="Agent" value={query.agent} options={agents.rows.map((agent) => ({ value: agent.id, label: agent.name }))} />
+            <AnySelect name="capability" label="Capability" value={query.capability} options={capabilities.rows.map((item) => ({ value: item.id, label: item.key }))} />
+            <AnySelect name="space" label="Space" value={query.space} options={spaces.map((space) => ({ value: space.id, label: space.name }))} />
             <button type="submit">Filter</button>
           </form>
           {page.rows.length === 0 ? <p>No operations{Object.values(filters).some(Boolean) ? ' match these filters' : ' yet'}.</p> : <OperationTable rows={page.rows} />}
-          <Pager next={next} />
+          <OlderLink next={next} />
         </>
       ),
     };
@@ -167,7 +167,7 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
               Only the first {MAX_ENTRIES} entries of the activity log are shown
               {operation.traceparent ? (
                 <>
-                  : <a href={withQuery('/activity', { trace: operation.traceparent.slice(3, 35) })}>everything on this operation's trace</a>
+                  : <a href={pageHref('/activity', { trace: operation.traceparent.slice(3, 35) })}>everything on this operation's trace</a>
                 </>
               ) : null}
               .
@@ -202,21 +202,6 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
   });
 }
 
-function Select({ name, label, value, options }: { name: string; label: string; value: string | undefined; options: { value: string; label: string }[] }): VNode {
-  return (
-    <label>
-      {label}
-      <select name={name}>
-        <option value="">Any</option>
-        {options.map((option) => (
-          <option key={option.value} value={option.value} selected={option.value === value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
 
 /** The list's rows; also an agent's recent work, where the agent's own column is left out (`without: 'agent'`). */
 export function OperationTable({ rows, caption, without }: { rows: OperationListRow[]; caption?: string; without?: 'agent' }): VNode {

@@ -1,13 +1,16 @@
 /**
- * Pieces the console's list and record pages share: the spaces a viewer may see, query-string fields that
- * treat an empty form field as absent, times people read, and the link to the next page of a keyset list.
+ * Pieces the console's pages share: the spaces a viewer may see, query-string fields that treat an empty form
+ * field as absent, a filter's select with "Any", times people read, status badges, JSON shown bounded, the links to
+ * the next page of a keyset list, and the not-found answer.
  */
+import type { FastifyReply } from 'fastify';
 import { Fragment, type VNode } from 'preact';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
-import { text } from '../fields.js';
+import { toIso } from '../../platform/time.js';
+import { id, text } from '../fields.js';
 import { listSpaces, listSpacesOfPerson, type Space } from '../spaces/records.js';
-import type { Scope } from './console.js';
+import type { ConsolePage, Scope } from './console.js';
 import { formatTime } from './format.js';
 
 /** The spaces whose records the viewer sees: every space for an owner or admin, their own for anyone else. */
@@ -23,8 +26,11 @@ export function optionalField<Schema extends z.ZodType>(schema: Schema) {
 /** A cursor as a page link carries it: checked by the list it belongs to. */
 export const cursorField = optionalField(text().max(1000));
 
+/** A stored timestamp (PostgreSQL's text form or ISO) for people, machine-readable in `datetime`. */
 export function Time({ value }: { value: string | null | undefined }): VNode {
-  return value ? <time dateTime={value}>{formatTime(value)}</time> : <>—</>;
+  if (!value) return <span class="muted">—</span>;
+  const iso = toIso(value);
+  return <time dateTime={iso}>{formatTime(iso)}</time>;
 }
 
 /** "Next page" (and back to the first) for a keyset list; `query` is the page's query string without its cursor. */
@@ -54,9 +60,9 @@ export function Pager({
   );
 }
 
-/** `path` with the query's given fields as its query string. */
+/** `path` with the query's given, non-empty fields as its query string. */
 export function pageHref(path: string, query: Record<string, string | undefined>): string {
-  const search = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined)).toString();
+  const search = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '')).toString();
   return search ? `${path}?${search}` : path;
 }
 
@@ -82,4 +88,72 @@ export function Body({ text: body }: { text: string }): VNode {
       ))}
     </div>
   );
+}
+
+/** An id chosen in a filter. */
+export const optionalId = () => optionalField(id());
+
+/** A status, verdict or risk as a coloured word (console.css `.badge <value>`). */
+export function Badge({ value }: { value: string }): VNode {
+  return <span class={`badge ${value}`}>{value.replace(/_/g, ' ')}</span>;
+}
+
+/** JSON as people read it, cut at `limit` characters (a result may be up to a MiB) with a note saying so. */
+export function BoundedJson({ value, limit = 4096 }: { value: unknown; limit?: number }): VNode {
+  const text = JSON.stringify(value, null, 2) ?? String(value);
+  if (text.length <= limit) return <pre><code>{text}</code></pre>;
+  return (
+    <>
+      <pre><code>{`${text.slice(0, limit)}…`}</code></pre>
+      <p class="muted">
+        Shortened: the first {limit.toLocaleString('en')} of {text.length.toLocaleString('en')} characters are shown.
+      </p>
+    </>
+  );
+}
+
+/** The link to the next (older) page of a list whose link the page builds itself, when there is one. */
+export function OlderLink({ next, label = 'Older' }: { next: string | null; label?: string }): VNode | null {
+  if (!next) return null;
+  return (
+    <nav class="pager" aria-label="More">
+      <span />
+      <a href={next} rel="next">
+        {label}
+      </a>
+    </nav>
+  );
+}
+
+/** A filter's select: "Any" (no filter) and the choices, the chosen one selected. */
+export function AnySelect({ name, label, value, options }: { name: string; label: string; value: string | undefined; options: { value: string; label: string }[] }): VNode {
+  return (
+    <label>
+      {label}
+      <select name={name}>
+        <option value="">Any</option>
+        {options.map((option) => (
+          <option key={option.value} value={option.value} selected={option.value === value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** An unknown id and one outside the reader's scope get the same answer. */
+export function notFound(reply: FastifyReply, what: string, back: { href: string; name: string }): ConsolePage {
+  reply.code(404);
+  return {
+    title: 'Not found',
+    body: (
+      <>
+        <h1>Not found</h1>
+        <p>
+          There is no {what} with this id that you can see. <a href={back.href}>Back to {back.name}</a>
+        </p>
+      </>
+    ),
+  };
 }
