@@ -76,3 +76,13 @@ function textOf(result: CallToolResult): string {
   expect(content.type).toBe('text');
   return (content as { text: string }).text;
 }
+
+/** Polls the operation until it leaves queued and running (the runner works on the job queue), 50 ms apart. */
+export async function settleOperation(client: OrgMcp, operationId: string, attempts = 200): Promise<any> {
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    const operation = await client.callOk('get_operation', { operation_id: operationId });
+    if (!['queued', 'running'].includes(operation.status)) return operation;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`operation ${operationId} did not settle`);
+}

@@ -14,7 +14,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { connectOrgMcp, type OrgMcp, settleOperation as settle } from '../helpers/org-mcp.js';
 import { openMcpSession, postMcp } from '../helpers/oauth-flow.js';
 import { Browserless } from '../helpers/web-client.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -27,16 +27,6 @@ function newTrace() {
 }
 
 const traceIdOf = (traceparent: string | null | undefined) => traceparent?.split('-')[1];
-
-/** Polls until the operation leaves queued/running. */
-async function settle(client: OrgMcp, operationId: string): Promise<any> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const operation = await client.callOk('get_operation', { operation_id: operationId });
-    if (!['queued', 'running'].includes(operation.status)) return operation;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`operation ${operationId} did not settle`);
-}
 
 describe.each(engines)('the trace of a tool call through the activity log on %s', (engine) => {
   let org: TestOrg;

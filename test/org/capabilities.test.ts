@@ -13,7 +13,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { connectOrgMcp, type OrgMcp, settleOperation as settle } from '../helpers/org-mcp.js';
 import { openBrowser, signInAs } from '../helpers/sdk-oauth.js';
 import { Browserless } from '../helpers/web-client.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -21,16 +21,6 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-r
 const HOOK_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const MEMBER = { email: 'mia@example.com', password: 'mia-password-123' };
 const ACTING_SCOPES = ['integrations:read', 'integrations:act', 'governance:admin'];
-
-/** Polls the operation until it leaves queued/running (the runner works on the job queue). */
-async function settle(client: OrgMcp, operationId: string): Promise<any> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const operation = await client.callOk('get_operation', { operation_id: operationId });
-    if (!['queued', 'running'].includes(operation.status)) return operation;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`operation ${operationId} did not settle`);
-}
 
 describe.each(engines)('capabilities through the gate on %s', (engine) => {
   let org: TestOrg;

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret, startReceiver, type Receiver } from '../helpers/agents-at-work.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { connectOrgMcp, type OrgMcp, settleOperation } from '../helpers/org-mcp.js';
 import { checkPage, launchChromium } from '../helpers/page-check.js';
 import { signInAs } from '../helpers/sdk-oauth.js';
 import { Browserless } from '../helpers/web-client.js';
@@ -24,15 +24,8 @@ const OTTO = { email: 'otto@example.com', password: 'otto-password-123' };
 const HOOK_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const SCRIBE_SECRET = newWebhookSecret();
 
-/** Polls the operation until it leaves queued and running. */
-async function settle(client: OrgMcp, operationId: string): Promise<any> {
-  for (let attempt = 0; attempt < 300; attempt += 1) {
-    const operation = await client.callOk('get_operation', { operation_id: operationId });
-    if (!['queued', 'running'].includes(operation.status)) return operation;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`operation ${operationId} did not settle`);
-}
+/** The operation once it leaves queued and running; these runs get 15 s. */
+const settle = (client: OrgMcp, operationId: string) => settleOperation(client, operationId, 300);
 
 describe.each(engines)('console pages of operations, agents and capabilities on %s', (engine) => {
   let org: TestOrg;

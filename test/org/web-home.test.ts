@@ -12,19 +12,10 @@ import { chargeAgent } from '../../src/org/agents/usage.js';
 import { agents } from '../../src/org/schema.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
+import { connectOrgMcp, type OrgMcp, settleOperation as settle } from '../helpers/org-mcp.js';
 import { Browserless } from '../helpers/web-client.js';
 
 const MEMBER = { email: 'mia@example.com', password: 'mia-password-123' };
-
-async function settle(client: OrgMcp, operationId: string): Promise<any> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const operation = await client.callOk('get_operation', { operation_id: operationId });
-    if (!['queued', 'running'].includes(operation.status)) return operation;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`operation ${operationId} did not settle`);
-}
 
 describe.each(engines)('the console home on %s', (engine) => {
   let org: TestOrg;
