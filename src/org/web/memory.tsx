@@ -14,7 +14,7 @@ import { namesOfClients } from '../agents/records.js';
 import { namesOfPeople } from '../people/directory.js';
 import type { Space } from '../spaces/records.js';
 import { consolePage } from './console.js';
-import { Body, cursorField, optionalField, Pager, spaceNamer, Time, visibleSpaces } from './parts.js';
+import { AnySelect, Body, cursorField, optionalField, Pager, spaceNamer, Time, visibleSpaces } from './parts.js';
 import type { WebContext } from './respond.js';
 
 const PAGE_SIZE = 20;
@@ -106,28 +106,8 @@ function MemoryFilters({ spaces, query }: { spaces: Space[]; query: z.output<typ
         Search
         <input type="search" name="q" value={query.q ?? ''} maxLength={500} placeholder="Words, &quot;a phrase&quot;, -exclusion" />
       </label>
-      <label>
-        Space
-        <select name="space">
-          <option value="">All your spaces</option>
-          {spaces.map((space) => (
-            <option key={space.id} value={space.id} selected={space.id === query.space}>
-              {space.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Kind
-        <select name="kind">
-          <option value="">Any kind</option>
-          {MEMORY_KINDS.map((kind) => (
-            <option key={kind} value={kind} selected={kind === query.kind}>
-              {kind}
-            </option>
-          ))}
-        </select>
-      </label>
+      <AnySelect name="space" label="Space" anyLabel="All your spaces" value={query.space} options={spaces.map((space) => ({ value: space.id, label: space.name }))} />
+      <AnySelect name="kind" label="Kind" anyLabel="Any kind" value={query.kind} options={MEMORY_KINDS.map((kind) => ({ value: kind, label: kind }))} />
       <button type="submit">Search</button>
     </form>
   );

@@ -125,13 +125,25 @@ export function OlderLink({ next, label = 'Older' }: { next: string | null; labe
   );
 }
 
-/** A filter's select: "Any" (no filter) and the choices, the chosen one selected. */
-export function AnySelect({ name, label, value, options }: { name: string; label: string; value: string | undefined; options: { value: string; label: string }[] }): VNode {
+/** A filter's select: "Any" (no filter; `anyLabel` words it) and the choices, the chosen one selected. */
+export function AnySelect({
+  name,
+  label,
+  value,
+  options,
+  anyLabel = 'Any',
+}: {
+  name: string;
+  label: string;
+  value: string | undefined;
+  options: { value: string; label: string }[];
+  anyLabel?: string;
+}): VNode {
   return (
     <label>
       {label}
       <select name={name}>
-        <option value="">Any</option>
+        <option value="">{anyLabel}</option>
         {options.map((option) => (
           <option key={option.value} value={option.value} selected={option.value === value}>
             {option.label}

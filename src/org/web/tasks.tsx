@@ -18,7 +18,7 @@ import { listTaskOperations, type TaskOperation } from '../tasks/runs.js';
 import { instantToLocal, upcomingRuns, type Schedule } from '../tasks/schedules.js';
 import { TASK_STATUSES, type TaskRow, type TaskStatus } from '../tasks/states.js';
 import { consolePage } from './console.js';
-import { Body, optionalField, pageHref, Pager, spaceNamer, Time, visibleSpaces } from './parts.js';
+import { AnySelect, Body, optionalField, pageHref, Pager, spaceNamer, Time, visibleSpaces } from './parts.js';
 import type { WebContext } from './respond.js';
 
 /** Tasks per column on the board; a column alone lists a page of LIST_SIZE. */
@@ -145,28 +145,8 @@ export function registerTaskPages(app: FastifyInstance, web: WebContext): void {
 function TaskFilters({ spaces, agents, query }: { spaces: Space[]; agents: AgentSummary[]; query: BoardQuery }): VNode {
   return (
     <form class="filters" method="get" action="/tasks">
-      <label>
-        Space
-        <select name="space">
-          <option value="">All your spaces</option>
-          {spaces.map((space) => (
-            <option key={space.id} value={space.id} selected={space.id === query.space}>
-              {space.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Assigned to
-        <select name="assignee">
-          <option value="">Anyone</option>
-          {agents.map((agent) => (
-            <option key={agent.id} value={agent.id} selected={agent.id === query.assignee}>
-              {agent.name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <AnySelect name="space" label="Space" anyLabel="All your spaces" value={query.space} options={spaces.map((space) => ({ value: space.id, label: space.name }))} />
+      <AnySelect name="assignee" label="Assigned to" anyLabel="Anyone" value={query.assignee} options={agents.map((agent) => ({ value: agent.id, label: agent.name }))} />
       {query.status ? <input type="hidden" name="status" value={query.status} /> : null}
       <button type="submit">Filter</button>
     </form>
