@@ -1,5 +1,5 @@
 /**
- * Entry point: `atrium serve [--only org|content]`, `atrium migrate`, `atrium org apply FILE|schema`,
+ * Entry point: `atrium serve [--only org|content]`, `atrium migrate`, `atrium org apply FILE|export [FILE]|schema`,
  * `atrium people set-password EMAIL`, `atrium activity verify`, `atrium demo`,
  * `atrium help [COMMAND]`, `atrium --version`. Mistakes are reported in one line (cli/errors.ts). The services are
  * imported only by the commands that run them, so help and version answer at once.
@@ -57,7 +57,16 @@ async function main(argv: string[]): Promise<void> {
         const { orgFileJsonSchema } = await import('./org/org-file/schema.js');
         return void console.log(JSON.stringify(orgFileJsonSchema(), null, 2));
       }
-      if (subcommand !== 'apply' || !file || extra.length) throw new UsageError(`usage: atrium org apply FILE | atrium org schema (see atrium help org)`);
+      if (subcommand === 'export' && !extra.length) {
+        Object.assign(context, { service: 'org', phase: 'database' });
+        const { runOrgExport } = await import('./org/commands.js');
+        const written = await runOrgExport(config.org, file);
+        // Without FILE the YAML itself is the output, byte for byte; with FILE, one line saying where it went.
+        return void (file ? console.log(written) : process.stdout.write(written));
+      }
+      if (subcommand !== 'apply' || !file || extra.length) {
+        throw new UsageError(`usage: atrium org apply FILE | atrium org export [FILE] | atrium org schema (see atrium help org)`);
+      }
       Object.assign(context, { service: 'org', phase: 'database' });
       const { describeReport, runOrgApply } = await import('./org/commands.js');
       return void console.log(describeReport(file, await runOrgApply(config.org, file)));

@@ -18,6 +18,15 @@ const databaseUrl = z
 export const passwordRule = z.string().min(8, 'must be at least 8 characters');
 const flag = z.enum(['0', '1', 'true', 'false']).transform((value) => value === '1' || value === 'true');
 const optionalText = z.string().min(1).optional();
+/** `smtp://` (STARTTLS when the server offers it) or `smtps://` (TLS from the start), with an optional `user:pass@`. */
+const smtpUrl = z
+  .string()
+  .url()
+  .refine((value) => /^smtps?:\/\/[^/?#]*[^@/?#]/i.test(value), 'must be an smtp:// or smtps:// URL with a host, such as smtps://user:pass@mail.example.com:465');
+/** A bare address or `Name <address>`, as a From header holds it. */
+const mailFrom = z
+  .string()
+  .refine((value) => z.email().safeParse(/^[^<>]*<([^<>]+)>$/.exec(value)?.[1] ?? value).success, 'must be an address such as atrium@example.com or "Atrium <atrium@example.com>"');
 
 const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -53,6 +62,8 @@ const envSchema = z.object({
   AGENT_DELIVERY_WINDOW_SECONDS: z.coerce.number().int().min(1).default(600),
   /** How long one delivery attempt waits for the agent's answer. */
   AGENT_DELIVERY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(10),
+  /** How long an organization event is retried to an endpoint before its delivery fails for good (DESIGN 4.8). */
+  EVENT_DELIVERY_WINDOW_SECONDS: z.coerce.number().int().min(1).default(86_400),
   /**
    * Reverse proxies whose X-Forwarded-For is believed (Fastify's `trustProxy`): `true`, or a comma-separated
    * list of their addresses/CIDRs. Unset: the socket address is the client, so per-client rate limits stay
@@ -70,7 +81,16 @@ const envSchema = z.object({
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(30),
   /** Serves `GET /metrics` (Prometheus text format) on both services; off by default. */
   METRICS_ENABLED: flag.default(false),
+  /** Email to people (DESIGN 4.8): the SMTP server; unset, no email is sent. */
+  SMTP_URL: smtpUrl.optional(),
+  /** The From of every email; required with SMTP_URL. */
+  MAIL_FROM: mailFrom.optional(),
+  /** How long connecting to the SMTP server, its greeting and each step of a send may take. */
+  SMTP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(10),
 });
+
+/** The rules that tie one variable to another (`ENV_VARIABLES` still lists the shape's). */
+const envRules = envSchema.refine((e) => !e.SMTP_URL || e.MAIL_FROM, { message: 'is required when SMTP_URL is set', path: ['MAIL_FROM'] });
 
 /** The environment variables `loadConfig` reads, for `atrium help`. */
 export const ENV_VARIABLES = Object.keys(envSchema.shape);
@@ -144,12 +164,23 @@ export interface OrgConfig {
   resolveSecret?: SecretResolver;
   /** Webhook delivery to agents (delivery/deliveries.ts); defaults: 600-second retry window, 10-second attempts. */
   delivery?: { windowSeconds?: number; timeoutSeconds?: number };
+  /** Email to people (notifications/mailer.ts); absent, no email is sent or queued. `timeoutSeconds` defaults to 10. */
+  mail?: MailConfig;
+  /** Event webhooks (events/webhooks.ts): how long a delivery is retried; default 24 hours. Attempts last as agents'. */
+  events?: { windowSeconds?: number };
   trustProxy?: string;
   logLevel: string;
   /** `json` unless set (tests build configs by hand). */
   logFormat?: 'pretty' | 'json';
   /** Serves `GET /metrics`; off unless set. */
   metrics?: boolean;
+}
+
+export interface MailConfig {
+  /** `smtp://` or `smtps://`, with optional credentials. */
+  url: string;
+  from: string;
+  timeoutSeconds?: number;
 }
 
 /** The value of a named secret (`secret_env`), or undefined when it is not set. */
@@ -168,7 +199,7 @@ export interface Config {
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, terminal = process.stdout.isTTY === true): Config {
-  const parsed = envSchema.safeParse(stripEmpty(env));
+  const parsed = envRules.safeParse(stripEmpty(env));
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
@@ -226,6 +257,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, terminal = proc
     llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL, timeoutMs: e.LLM_TIMEOUT_SECONDS * 1000 },
     resolveSecret: secretResolver(env),
     delivery: { windowSeconds: e.AGENT_DELIVERY_WINDOW_SECONDS, timeoutSeconds: e.AGENT_DELIVERY_TIMEOUT_SECONDS },
+    ...(e.SMTP_URL && e.MAIL_FROM ? { mail: { url: e.SMTP_URL, from: e.MAIL_FROM, timeoutSeconds: e.SMTP_TIMEOUT_SECONDS } } : {}),
+    events: { windowSeconds: e.EVENT_DELIVERY_WINDOW_SECONDS },
     trustProxy: e.TRUST_PROXY,
     ...observability,
   };

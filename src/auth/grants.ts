@@ -102,6 +102,22 @@ export async function disconnectClient(ctx: AuthContext, personId: string, clien
   });
 }
 
+/**
+ * DESIGN 4.6: a person removed from the organization keeps no access: every grant they gave, and every token issued
+ * from it, is revoked in `db` (the transaction of the removal). Returns how many grants were revoked.
+ */
+export async function revokePersonGrants(db: Queryable, personId: string): Promise<number> {
+  const grants = await db
+    .select({ id: oauthGrants.id })
+    .from(oauthGrants)
+    .where(and(eq(oauthGrants.personId, personId), isNull(oauthGrants.revokedAt)));
+  await revokeGrants(
+    db,
+    grants.map((grant) => grant.id),
+  );
+  return grants.length;
+}
+
 function hostOf(uri: string): string {
   try {
     return new URL(uri).host || uri;

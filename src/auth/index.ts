@@ -6,7 +6,7 @@
 export { registerAuthRoutes } from './routes.js';
 export type { AuthEvent } from './context.js';
 export { approveAuthorizationRequest, denyAuthorizationRequest, getAuthorizationRequest, type PendingAuthorization } from './authorization.js';
-export { disconnectClient, listConnections, type Connection } from './grants.js';
+export { disconnectClient, listConnections, revokePersonGrants, type Connection } from './grants.js';
 export { deleteSpentOAuthRows, type OAuthSweep } from './retention.js';
 export { mcpResource, resourceMetadataUrl } from './resource.js';
 export { isScope, SCOPES, type Scope } from './scopes.js';

@@ -32,12 +32,14 @@ export const COMMANDS = {
     environment: DATABASE_VARIABLES,
   },
   org: {
-    synopsis: 'atrium org apply FILE | org schema',
-    summary: 'apply an organization file (YAML: people, spaces, agents, capabilities, rules), or print its JSON Schema',
+    synopsis: 'atrium org apply FILE | org export [FILE] | org schema',
+    summary: 'apply an organization file (YAML: people, spaces, agents, capabilities, rules), write the organization as one, or print its JSON Schema',
     options: [HELP],
     environment: [...DATABASE_VARIABLES.filter((name) => name !== 'CONTENT_DATABASE_URL'), 'and every password_env / secret_env the file names'],
     notes:
-      'With the embedded database, stop the org service first: the embedded database serves one process. `org schema` prints the ' +
+      'With the embedded database, stop the org service first: the embedded database serves one process. `org export` writes the ' +
+      'organization as it is now, the console\'s records too, to FILE or standard output: applying that file changes nothing (it ' +
+      'takes the console\'s records over); passwords and generated signing secrets are never written. `org schema` prints the ' +
       'file\'s JSON Schema for editors (`npx atrium org schema > org-file.schema.json`).',
   },
   people: {

@@ -1,5 +1,6 @@
 /**
  * `atrium org apply FILE`: applies an organization file to the org database and says what changed, naming each record.
+ * `atrium org export [FILE]`: writes the organization as an organization file (to standard output without FILE).
  * `atrium people set-password EMAIL`: sets a person's password and signs out their web sessions.
  * `atrium activity verify`: checks the activity log's hash chain and names every entry changed or deleted.
  */
@@ -7,7 +8,9 @@ import { passwordRule, type OrgConfig } from '../config.js';
 import { UsageError } from '../cli/errors.js';
 import { openDatabase } from '../platform/database.js';
 import { verifyActivity } from './activity/chain.js';
+import { writeFile } from 'node:fs/promises';
 import { applyOrgFile, type ApplyReport } from './org-file/apply.js';
+import { exportOrgFile } from './org-file/export.js';
 import { readOrgFile } from './org-file/schema.js';
 import { findPersonByEmail, setPassword } from './people/records.js';
 
@@ -21,11 +24,28 @@ export async function runOrgApply(config: OrgConfig, file: string, env: NodeJS.P
   }
 }
 
+/** The organization file as YAML: written to `file` (and said so), or returned for standard output. */
+export async function runOrgExport(config: OrgConfig, file?: string): Promise<string> {
+  const database = await openDatabase(config.database);
+  try {
+    const text = await exportOrgFile(database.db);
+    if (!file) return text;
+    await writeFile(file, text);
+    return `wrote the organization to ${file}`;
+  } finally {
+    await database.close();
+  }
+}
+
 export function describeReport(file: string, report: ApplyReport): string {
-  const counts = (['people', 'spaces', 'agents', 'capabilities'] as const).map((kind) =>
-    `${kind}: ${(['created', 'updated', 'unchanged'] as const).map((outcome) => named(report[kind][outcome], outcome)).join(', ')}`,
-  );
-  const rules = `rules: ${report.rules.count}${report.rules.changed ? ' (replaced)' : ' (unchanged)'}`;
+  // "adopted" is named only when the file took something over from the console: most applies take nothing over.
+  const counts = (['people', 'spaces', 'agents', 'capabilities', 'event_endpoints'] as const).map((kind) => {
+    const adopted = report[kind].adopted;
+    const taken = adopted.length ? `; ${named(adopted, 'adopted from the console')}` : '';
+    return `${kind}: ${(['created', 'updated', 'unchanged'] as const).map((outcome) => named(report[kind][outcome], outcome)).join(', ')}${taken}`;
+  });
+  const adoptedRules = report.rules.adopted ? `, ${report.rules.adopted} adopted from the console` : '';
+  const rules = `rules: ${report.rules.count}${report.rules.changed ? ' (replaced)' : ' (unchanged)'}${adoptedRules}`;
   return [`applied ${file}`, ...counts, rules, ...report.warnings.map((warning) => `warning: ${warning}`)].join('\n  ');
 }
 

@@ -44,6 +44,12 @@ export const orgErrors = {
   notFound: (what: string) => orgError('not_found', `${what} not found`),
   /** A refused move of a state machine; the message names the current status. */
   invalidState: (message: string, details?: Record<string, unknown>) => orgError('invalid_state', message, details),
+  /**
+   * DESIGN 4.6: a record the organization file declares is changed in the file and applied, never on the console
+   * (the next apply would undo it); `file` names the file when the caller knows it.
+   */
+  managedByFile: (what: string, file = 'the organization file (org.yaml)') =>
+    orgError('invalid_state', `${what} is managed by ${file}: change it there and apply the file again (npx atrium org apply)`, { managed_by: 'file' }),
   /** DESIGN 4.3: the same idempotency key sent again with different arguments. */
   idempotencyConflict: () =>
     orgError('idempotency_conflict', 'this idempotency_key was already used with different arguments; use a new key for a new request'),

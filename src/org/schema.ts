@@ -22,6 +22,15 @@ type JsonObject = Record<string, unknown>;
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow();
+const when = (name: string) => timestamp(name, { withTimezone: true, mode: 'string' });
+/**
+ * Who manages a record (DESIGN 4.6): `file` records are declared in the organization file and edited only there;
+ * `console` records were made on the web (or by the first start) and `org apply` never removes them. A file that
+ * declares a console record takes it over.
+ */
+const managedBy = () => text('managed_by', { enum: ['file', 'console'] }).notNull().default('console');
+/** A `whsec_` signing secret the server generated (shown once when made); null when `secret_env` names one. */
+const signingSecret = () => text('signing_secret');
 
 /** One row: the organization this service runs. */
 export const organization = pgTable('organization', {
@@ -31,6 +40,11 @@ export const organization = pgTable('organization', {
   clientAutonomy: integer('client_autonomy').notNull().default(1),
   /** How long a decision waits for a person before it expires (DESIGN 4.4 `decision_ttl`); default 7 days. */
   decisionTtlSeconds: integer('decision_ttl_seconds').notNull().default(604_800),
+  /**
+   * Two-person rule by risk tier (DESIGN 4.8): how many different people must approve a decision on a capability
+   * of that risk, such as `{critical: 2}`; a tier not named needs one.
+   */
+  approvalsByRisk: jsonb('approvals_by_risk').$type<Partial<Record<'low' | 'medium' | 'high' | 'critical', number>>>().notNull().default({}),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -43,14 +57,41 @@ export const people = pgTable('people', {
   role: text('role', { enum: ['owner', 'admin', 'member'] }).notNull(),
   /** `scrypt$N$r$p$salt$hash`; null for a person who cannot sign in (declared without a password). */
   passwordHash: text('password_hash'),
+  /** `removed`: cannot sign in, holds no grants, sessions or memberships; kept so the record keeps its names. */
+  status: text('status', { enum: ['active', 'removed'] }).notNull().default('active'),
+  /** The person's choice on /account: email when a decision or a question waits for them (DESIGN 4.8). */
+  emailNotifications: boolean('email_notifications').notNull().default(true),
+  managedBy: managedBy(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
+});
+
+/**
+ * An invitation to join (DESIGN 4.6): a one-time link whose token only the invited person holds (only its SHA-256
+ * is stored); accepting it before `expires_at` makes the person, who sets their own password.
+ */
+export const invitations = pgTable('invitations', {
+  id: text('id').primaryKey(),
+  email: text('email').notNull(),
+  name: text('name').notNull(),
+  role: text('role', { enum: ['owner', 'admin', 'member'] }).notNull(),
+  /** Spaces the person joins on accepting. */
+  spaceIds: jsonb('space_ids').$type<string[]>().notNull().default([]),
+  tokenHash: text('token_hash').notNull().unique(),
+  invitedBy: text('invited_by').references(() => people.id, { onDelete: 'set null' }),
+  expiresAt: when('expires_at').notNull(),
+  acceptedAt: when('accepted_at'),
+  /** Withdrawn by an owner or admin before it was used. */
+  revokedAt: when('revoked_at'),
+  personId: text('person_id').references(() => people.id, { onDelete: 'set null' }),
+  createdAt: createdAt(),
 });
 
 export const spaces = pgTable('spaces', {
   id: text('id').primaryKey(),
   key: text('key').notNull().unique(),
   name: text('name').notNull(),
+  managedBy: managedBy(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -85,9 +126,11 @@ export const agents = pgTable(
     budget: integer('budget'),
     /** How the agent receives work (`{kind: 'webhook', url, secret_env}`); null for built-in and clients. */
     delivery: jsonb('delivery').$type<JsonObject>(),
+    signingSecret: signingSecret(),
     /** The OAuth client behind a `client` agent. */
     clientId: text('client_id'),
     status: text('status', { enum: ['active', 'disabled'] }).notNull().default('active'),
+    managedBy: managedBy(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -107,20 +150,30 @@ export const capabilities = pgTable('capabilities', {
   connector: jsonb('connector').$type<ConnectorJson>().notNull(),
   inputSchema: jsonb('input_schema').$type<JsonObject>(),
   enabled: boolean('enabled').notNull().default(true),
+  signingSecret: signingSecret(),
+  managedBy: managedBy(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
 
-/** Standing rules as the organization file lists them; every matching rule counts (DESIGN 4.4). */
+/**
+ * Standing rules, from the organization file (in its order) and from the console; every matching rule counts
+ * (DESIGN 4.4). Re-applying the file replaces only its own rules.
+ */
 export const standingRules = pgTable('standing_rules', {
   id: text('id').primaryKey(),
-  position: integer('position').notNull().unique(),
+  /** The order the rules are shown in: the file's first, then the console's. */
+  position: integer('position').notNull(),
   name: text('name').notNull(),
   when: jsonb('when').notNull(),
   then: text('then', { enum: ['deny', 'require_approval', 'allow'] }).notNull(),
   /** `shadow`: the gate records what the rule would have done and never enforces it. */
   mode: text('mode', { enum: ['enforce', 'shadow'] }).notNull().default('enforce'),
+  /** With `require_approval`: how many different people must approve (the two-person rule is 2); null means one. */
+  approvals: integer('approvals'),
+  managedBy: managedBy(),
   createdAt: createdAt(),
+  updatedAt: updatedAt(),
 });
 
 /** Secrets every process of the service must share (the cookie-signing key), created once. */
@@ -263,8 +316,29 @@ export const decisions = pgTable(
     /** Where the person resolved it: `inbox`, or the id of the MCP client they resolved it through. */
     resolvedVia: text('resolved_via'),
     note: text('note'),
+    /** Different people who must approve before the action runs (DESIGN 4.8: a rule or the risk tier says); 1 usually. */
+    approvalsRequired: integer('approvals_required').notNull().default(1),
+    /** When the half-way reminder went out (DESIGN 4.8), so it goes once. */
+    remindedAt: when('reminded_at'),
   },
   (table) => [index('decisions_status_idx').on(table.status, table.requestedAt)],
+);
+
+/**
+ * Each approval of a decision that needs more than one (DESIGN 4.8): one per person, with where they gave it; the
+ * action runs when the last required approval is recorded.
+ */
+export const decisionApprovals = pgTable(
+  'decision_approvals',
+  {
+    decisionId: text('decision_id').notNull().references(() => decisions.id, { onDelete: 'cascade' }),
+    personId: text('person_id').notNull().references(() => people.id, { onDelete: 'cascade' }),
+    /** `inbox`, or the id of the MCP client the person approved through. */
+    via: text('via').notNull(),
+    note: text('note'),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.decisionId, table.personId] })],
 );
 
 /**
@@ -445,6 +519,8 @@ export const agentMonthlyUsage = pgTable(
     agentId: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
     month: text('month').notNull(),
     used: integer('used').notNull().default(0),
+    /** When `budget.threshold` (80 % used) was announced for this month, so it is announced once. */
+    thresholdAnnouncedAt: when('threshold_announced_at'),
     updatedAt: updatedAt(),
   },
   (table) => [primaryKey({ columns: [table.agentId, table.month] })],
@@ -537,4 +613,70 @@ export const orgActivity = pgTable(
     // The entries of one trace: the trace id of `00-<trace id>-<parent id>-<flags>`.
     index('org_activity_trace_idx').on(sql`substr(${table.traceparent}, 4, 32)`, table.seq),
   ],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Telling people and other tools (DESIGN 4.8, events/ and notifications/)
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * An endpoint that receives the organization's events as Standard Webhooks: declared in the organization file
+ * (by `key`) or made on the console. `events` lists the event types it takes; empty means all of them.
+ */
+export const eventEndpoints = pgTable('event_endpoints', {
+  id: text('id').primaryKey(),
+  key: text('key').notNull().unique(),
+  url: text('url').notNull(),
+  events: jsonb('events').$type<string[]>().notNull().default([]),
+  /** Environment variable holding the `whsec_` signing secret; or else `signing_secret`. */
+  secretEnv: text('secret_env'),
+  signingSecret: signingSecret(),
+  enabled: boolean('enabled').notNull().default(true),
+  managedBy: managedBy(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * One event sent to one endpoint: `event_id` is the `webhook-id` of every attempt (one per event), so a receiver
+ * drops repeats; the body is fixed when the event happens.
+ */
+export const eventDeliveries = pgTable(
+  'event_deliveries',
+  {
+    eventId: text('event_id').notNull(),
+    endpointId: text('endpoint_id').notNull().references(() => eventEndpoints.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    body: jsonb('body').$type<JsonObject>().notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    firstAttemptAt: when('first_attempt_at'),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [primaryKey({ columns: [table.eventId, table.endpointId] }), index('event_deliveries_endpoint_idx').on(table.endpointId, table.createdAt)],
+);
+
+/**
+ * One email to one person about one thing (a decision, a reminder, an escalation, a task question). The unique
+ * (person, subject, reason) is what makes it "never twice": a retried job finds the row it already sent.
+ */
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: text('id').primaryKey(),
+    personId: text('person_id').notNull().references(() => people.id, { onDelete: 'cascade' }),
+    /** The decision or task question it is about. */
+    subject: text('subject').notNull(),
+    reason: text('reason', { enum: ['decision', 'reminder', 'escalation', 'task_question'] }).notNull(),
+    channel: text('channel', { enum: ['email'] }).notNull().default('email'),
+    status: text('status', { enum: ['pending', 'sent', 'failed'] }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    sentAt: when('sent_at'),
+    createdAt: createdAt(),
+  },
+  (table) => [uniqueIndex('notifications_once_idx').on(table.personId, table.subject, table.reason), index('notifications_subject_idx').on(table.subject)],
 );

@@ -18,11 +18,17 @@ import { registerAgentApi } from './agent-api/routes.js';
 import { deliveryJobHandlers, taskAnswerHandlers } from './delivery/deliveries.js';
 import type { OrgContext } from './context.js';
 import { decisionJobHandlers } from './decisions/resolve.js';
+import { reminderJobHandlers } from './decisions/reminders.js';
+import { announceJobHandlers, type EventChannel } from './events/announce.js';
+import { eventDeliveryJobHandlers, webhookChannel } from './events/webhooks.js';
 import { ensureHousekeepingScheduled, HOUSEKEEPING_JOB, housekeepingJob } from './housekeeping.js';
 import { orgTools, registerOrgMcp } from './mcp/server.js';
 import { registerFavicon } from '../platform/favicon.js';
 import { registerMetrics } from '../platform/metrics.js';
 import type { OrgToolDefinition } from './mcp/tools.js';
+import { emailChannel, notificationJobHandlers } from './notifications/email.js';
+import { createMailer } from './notifications/mailer.js';
+import { invitationJobHandlers } from './notifications/invitations.js';
 import { operationJobHandlers, type RegisteredKind } from './operations/operations.js';
 import { OperationWatch } from './operations/watch.js';
 import { registerWebPages } from './web/index.js';
@@ -66,14 +72,20 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   // and ctx holds the worker: it is completed just below.
   const watch = await OperationWatch.open(database, { log: app.log, queued: () => ctx.jobs?.wake() });
   const ctx = { config, database, db: database.db, log: app.log, watch, recordAuthEvent: recordAuthActivity } as OrgContext;
+  const mailer = config.mail ? createMailer(config.mail) : undefined;
   const worker = startJobWorker(database, {
     handlers: {
       [HOUSEKEEPING_JOB]: housekeepingJob(ctx),
       [TASK_RUNS_JOB]: taskRunsJob(ctx),
       ...operationJobHandlers(ctx, withDefaults(options.operationKinds)),
       ...decisionJobHandlers(ctx),
+      ...reminderJobHandlers(ctx),
+      ...notificationJobHandlers(ctx, mailer),
+      ...invitationJobHandlers(ctx, mailer),
       ...deliveryJobHandlers(ctx),
       ...taskAnswerHandlers(ctx),
+      ...announceJobHandlers(eventChannels(ctx)),
+      ...eventDeliveryJobHandlers(ctx),
     },
     log: app.log,
     leaseSeconds: options.jobLeaseSeconds,
@@ -106,6 +118,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
 
   app.addHook('onClose', async () => {
     await worker.stop();
+    mailer?.close();
     await sealer.stop();
     await watch.close();
     await database.close();
@@ -133,4 +146,10 @@ const operationKinds: readonly RegisteredKind[] = [askKind, messageKind, taskKin
 /** The real kinds, with any a test gives in place of the real one of its name. */
 function withDefaults(replacing: readonly RegisteredKind[] = []): RegisteredKind[] {
   return operationKinds.map((kind) => replacing.find((given) => given.kind === kind.kind) ?? kind);
+}
+
+/** Where the organization's events go (DESIGN 4.8): every channel is told of every event and picks its recipients. */
+function eventChannels(ctx: OrgContext): EventChannel[] {
+  // Without SMTP_URL nobody is emailed, and nothing is written that would wait for a server.
+  return [webhookChannel(ctx), ...(ctx.config.mail ? [emailChannel(ctx.db)] : [])];
 }

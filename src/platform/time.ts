@@ -72,3 +72,9 @@ export function dateProblem(value: string): string | undefined {
   if (instant < FIRST_INSTANT || instant > LAST_INSTANT) return 'must fall within the years 0001 to 9999 in UTC';
   return undefined;
 }
+
+/** A timestamp for people: `2026-03-04 10:30:00 UTC`, or a dash when there is none (pages and emails write it alike). */
+export function formatTime(value: string | null | undefined): string {
+  if (!value) return '—';
+  return new Date(value).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+}

@@ -85,8 +85,8 @@ export interface ReceivedDelivery {
   raw: string;
 }
 
-/** How the receiver answers a delivery: a status and a JSON body, or `hang` to never answer. */
-export type Answer = { status: number; body?: unknown } | 'hang';
+/** How the receiver answers a delivery: a status, headers (such as Retry-After) and a JSON body, or `hang` to never answer. */
+export type Answer = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang';
 
 export interface Receiver {
   url: string;
@@ -111,7 +111,7 @@ export async function startReceiver(answer: (delivery: ReceivedDelivery, index: 
       waiters.splice(0).forEach((wake) => wake());
       const reply = answer(delivery, received.length - 1);
       if (reply === 'hang') return void hanging.add(response);
-      response.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body ?? {}));
+      response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify(reply.body ?? {}));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

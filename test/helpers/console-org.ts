@@ -18,7 +18,7 @@ import { addTaskProgress, askTaskQuestion } from '../../src/org/tasks/agent.js';
 import type { Engine } from './databases.js';
 import { OWNER, startOrg, type TestOrg } from './org.js';
 import { connectOrgMcp, type OrgMcp } from './org-mcp.js';
-import { Browserless } from './web-client.js';
+import { signedInBrowserless, type Browserless } from './web-client.js';
 import { startWebhookReceiver } from './webhook-receiver.js';
 
 export const BEA = { email: 'bea@example.com', password: 'bea-password-123', name: 'Bea Member' } as const;
@@ -140,12 +140,7 @@ agents:
       memory: { firstVersion: firstVersion.id, currentVersion: currentVersion.id, ops: ops.id, secret: secret.id },
       tasks: { worked: worked.id, weekly: weekly.id, ops: opsTask.id, secret: secretTask.id },
       operation,
-      async signIn(person) {
-        const browser = new Browserless(org.url);
-        const answer = await browser.signIn(person.email, person.password);
-        if (answer.status !== 303) throw new Error(`${person.email} could not sign in: ${answer.status}`);
-        return browser;
-      },
+      signIn: (person) => signedInBrowserless(org.url, person),
       async close() {
         await org.close();
         await scribeHook.close();

@@ -70,3 +70,11 @@ export class Browserless {
     return { status: response.status, headers: response.headers, text: await response.text() };
   }
 }
+
+/** A Browserless signed in as `person` at `origin`; throws when the sign-in is refused. */
+export async function signedInBrowserless(origin: string, person: { email: string; password: string }): Promise<Browserless> {
+  const browser = new Browserless(origin);
+  const answer = await browser.signIn(person.email, person.password);
+  if (answer.status !== 303) throw new Error(`${person.email} could not sign in: ${answer.status}`);
+  return browser;
+}

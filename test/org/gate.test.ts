@@ -1,7 +1,7 @@
 /**
  * The runtime gate of DESIGN 4.4 as a table: autonomy × risk, standing rules (deny beats require_approval
  * beats allow; weekday and hour windows across zones and a DST change; input conditions; shadow rules),
- * the monthly budget and the hard denies.
+ * the monthly budget and the hard denies; and how many people a pause needs (the two-person rule of DESIGN 4.8).
  */
 import { describe, expect, it } from 'vitest';
 import { decide, type GateInputs, type GateRule, type Risk, type Verdict } from '../../src/org/gate/index.js';
@@ -20,6 +20,7 @@ function inputs(overrides: {
   rules?: readonly GateRule[];
   now?: string;
   input?: unknown;
+  approvalsByRisk?: GateInputs['approvalsByRisk'];
 } = {}): GateInputs {
   return {
     now: overrides.now ?? WEDNESDAY,
@@ -34,6 +35,7 @@ function inputs(overrides: {
     },
     input: overrides.input ?? { text: 'hello', amount: 150, channel: 'ops' },
     rules: [...(overrides.rules ?? [])],
+    approvalsByRisk: overrides.approvalsByRisk ?? {},
   };
 }
 
@@ -193,5 +195,29 @@ describe('the monthly budget', () => {
     const result = decide(inputs({ autonomy: 2, risk: 'low', ...overrides }));
     expect(result.verdict).toBe(verdict);
     if (verdict === 'require_approval') expect(result.reasons.join(' ')).toMatch(/budget/);
+  });
+});
+
+describe('how many different people must approve a pause (the two-person rule)', () => {
+  const twoPeople = rule('require_approval', { capability: 'notify_team' }, { approvals: 2 });
+  const threePeople = rule('require_approval', {}, { approvals: 3 });
+  const onePerson = rule('require_approval', {});
+  it.each([
+    ['an ordinary pause', { risk: 'high' }, 'require_approval', undefined],
+    ['a rule asking two people', { rules: [twoPeople] }, 'require_approval', 2],
+    ['the most any matching rule asks', { rules: [onePerson, twoPeople, threePeople] }, 'require_approval', 3],
+    ['the risk tier asking two people', { risk: 'critical', approvalsByRisk: { critical: 2 } }, 'require_approval', 2],
+    ['the risk tier of another risk', { risk: 'high', approvalsByRisk: { critical: 2 } }, 'require_approval', undefined],
+    ['a rule asking more than the tier', { risk: 'critical', approvalsByRisk: { critical: 2 }, rules: [threePeople] }, 'require_approval', 3],
+    ['the tier asking more than a rule', { risk: 'critical', approvalsByRisk: { critical: 3 }, rules: [twoPeople] }, 'require_approval', 3],
+    ['the tier on a pause for the budget', { cost: 5, budget: 4, approvalsByRisk: { low: 2 } }, 'require_approval', 2],
+    ['the tier never pauses what would run', { risk: 'low', approvalsByRisk: { low: 2 } }, 'allow', undefined],
+    ['an allow rule lets a tiered action run', { risk: 'critical', approvalsByRisk: { critical: 2 }, rules: [rule('allow', {})] }, 'allow', undefined],
+    ['a deny beats a two-person rule', { rules: [twoPeople, rule('deny', {})] }, 'deny', undefined],
+    ['a shadow two-person rule asks nobody', { rules: [rule('require_approval', {}, { approvals: 2, mode: 'shadow' })] }, 'allow', undefined],
+  ] as const)('%s → %s, approvals %s', (_name, overrides, verdict, approvals) => {
+    const result = decide(inputs({ autonomy: 2, ...overrides }));
+    expect(result.verdict).toBe(verdict);
+    expect(result.approvals).toBe(approvals);
   });
 });

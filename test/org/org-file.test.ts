@@ -43,7 +43,7 @@ rules:
 describe('parsing the organization file', () => {
   it('accepts the example of DESIGN 4.2 with people, spaces, agents, capabilities and rules', () => {
     const file = parseOrgFile(EXAMPLE);
-    expect(file.organization).toEqual({ name: 'Example Co', client_autonomy: 1 });
+    expect(file.organization).toEqual({ name: 'Example Co', client_autonomy: 1, approvals: {} });
     expect(file.people.map((person) => person.email)).toEqual(['ada@example.com', 'bob@example.com']);
     expect(file.people[1].role).toBe('member');
     expect(file.agents[0]).toMatchObject({ key: 'scribe', autonomy: 2, budget: 100, responsible: 'ada@example.com' });
@@ -117,11 +117,12 @@ describe.each(engines)('applying the organization file on %s', (engine) => {
   it('creates everything the file declares', async () => {
     const report = await applyOrgFile(database.db, parseOrgFile(EXAMPLE), env);
     expect(report).toEqual({
-      people: { created: ['ada@example.com', 'bob@example.com'], updated: [], unchanged: [] },
-      spaces: { created: ['web'], updated: [], unchanged: [] },
-      agents: { created: ['scribe'], updated: [], unchanged: [] },
-      capabilities: { created: ['publish_blog_post', 'notify_team'], updated: [], unchanged: [] },
-      rules: { count: 2, changed: true },
+      people: { created: ['ada@example.com', 'bob@example.com'], updated: [], adopted: [], unchanged: [] },
+      spaces: { created: ['web'], updated: [], adopted: [], unchanged: [] },
+      agents: { created: ['scribe'], updated: [], adopted: [], unchanged: [] },
+      capabilities: { created: ['publish_blog_post', 'notify_team'], updated: [], adopted: [], unchanged: [] },
+      event_endpoints: { created: [], updated: [], adopted: [], unchanged: [] },
+      rules: { count: 2, changed: true, adopted: 0 },
       warnings: [],
     });
     const db = database.db;
@@ -160,7 +161,7 @@ describe.each(engines)('applying the organization file on %s', (engine) => {
     const report = await applyOrgFile(database.db, file, env);
     for (const kind of ['people', 'spaces', 'agents', 'capabilities'] as const) {
       const names = file[kind].map((item) => ('email' in item ? item.email : item.key));
-      expect(report[kind], kind).toEqual({ created: [], updated: [], unchanged: names });
+      expect(report[kind], kind).toEqual({ created: [], updated: [], adopted: [], unchanged: names });
     }
     expect(report.rules.changed).toBe(false);
     const after = await snapshot();
@@ -175,7 +176,7 @@ describe.each(engines)('applying the organization file on %s', (engine) => {
   it('reports a change as updated, and warns about every secret_env that is not set', async () => {
     await applyOrgFile(database.db, parseOrgFile(EXAMPLE), env);
     const report = await applyOrgFile(database.db, parseOrgFile(EXAMPLE.replace('name: Ada', 'name: Ada L.')), { ADA_PASSWORD: env.ADA_PASSWORD });
-    expect(report.people).toEqual({ created: [], updated: ['ada@example.com'], unchanged: ['bob@example.com'] });
+    expect(report.people).toEqual({ created: [], updated: ['ada@example.com'], adopted: [], unchanged: ['bob@example.com'] });
     expect(report.warnings).toEqual([
       'SCRIBE_SECRET is not set: agent scribe cannot sign its webhook calls until it is',
       'HOOK_SECRET is not set: capability notify_team cannot sign its webhook calls until it is',

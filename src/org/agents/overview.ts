@@ -17,6 +17,8 @@ export interface AgentOverview {
   description: string;
   autonomy: number;
   status: 'active' | 'disabled';
+  /** `file`: declared in the organization file, changed only there. */
+  managedBy: 'file' | 'console';
   responsible: { id: string; name: string } | null;
   /** Where work is delivered: a webhook's host only (never its path's secrets or the signing secret). */
   deliveryHost: string | null;
@@ -66,6 +68,7 @@ async function overviews(db: Queryable, where: SQL | undefined, limit: number): 
     description: agent.description,
     autonomy: agent.autonomy,
     status: agent.status,
+    managedBy: agent.managedBy,
     responsible: agent.responsiblePersonId && responsibleName !== null ? { id: agent.responsiblePersonId, name: responsibleName } : null,
     deliveryHost: deliveryHostOf(agent.delivery),
     usage: usage.get(agent.id)!,

@@ -186,7 +186,8 @@ export interface WebhookTarget {
 /**
  * Where and with which secret work for `agent` is delivered (DESIGN 4.5), or the catalogued refusal saying
  * why it cannot receive work: disabled, the built-in assistant (asked with `ask`), a connected client, no
- * webhook, or a signing secret that is not set.
+ * webhook, or no signing secret. The secret is the one `secret_env` names when the delivery names one (the
+ * file's way), else the one the server generated when the agent was made or edited on the console.
  */
 export function webhookTarget(agent: AgentRow, resolveSecret: SecretResolver | undefined): WebhookTarget {
   if (agent.status === 'disabled') throw orgErrors.agentDisabled(agent.name);
@@ -199,7 +200,7 @@ export function webhookTarget(agent: AgentRow, resolveSecret: SecretResolver | u
   const delivery = webhookDelivery.safeParse(agent.delivery);
   if (!delivery.success) throw orgErrors.agentUnreachable(`the agent ${agent.name} has no delivery, so it cannot receive work`);
   const name = delivery.data.secret_env;
-  const secret = name ? resolveSecret?.(name) : undefined;
+  const secret = name ? resolveSecret?.(name) : (agent.signingSecret ?? undefined);
   if (!secret || !secret.startsWith('whsec_')) {
     throw orgErrors.agentUnreachable(
       `the agent ${agent.name} cannot be reached: its signing secret${name ? ` (${name})` : ''} is not set to a whsec_ value on the server`,

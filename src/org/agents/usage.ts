@@ -6,6 +6,7 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { queryRows, type Queryable } from '../../platform/database.js';
+import { announce } from '../events/announce.js';
 import { agents, agentMonthlyUsage } from '../schema.js';
 
 /** An agent's month as list_agents shows it; `budget` and `remaining` are null for an agent without a budget. */
@@ -59,6 +60,33 @@ export async function usageOfAgents(db: Queryable, agentIds: readonly string[], 
 export function chargeAgentStatement(agentId: string, units: number, options: { from?: SQL; at?: Date } = {}): SQL {
   return sql`INSERT INTO ${agentMonthlyUsage} (agent_id, month, used) SELECT ${agentId}, ${usageMonth(options.at)}, ${units} ${options.from ?? sql``}
     ON CONFLICT (agent_id, month) DO UPDATE SET used = ${agentMonthlyUsage}.used + excluded.used, updated_at = now()`;
+}
+
+/** The agent's monthly budget (null: none), as an expression to read in the statement that charges it. */
+export function budgetSql(agentId: string): SQL {
+  return sql`(SELECT budget FROM ${agents} WHERE id = ${agentId})`;
+}
+
+/** DESIGN 4.8: `budget.threshold` tells other tools an agent has used 80 % of its month's budget. */
+const THRESHOLD_PERCENT = 80;
+
+/**
+ * Called with the result of a charge, in its transaction: when that charge took the month's use across 80 % of the
+ * budget, marks the month (only if not marked yet) and announces `budget.threshold` — once per agent and month, however
+ * many charges race across the line or a budget lowered and raised again makes it cross twice. Charges that cross
+ * nothing add no statement.
+ */
+export async function announceBudgetCrossing(tx: Queryable, charge: { agentId: string; month: string; cost: number; used: number; budget: number | null }): Promise<void> {
+  const { budget, used, cost } = charge;
+  if (budget === null || budget <= 0 || cost <= 0) return;
+  const crossed = used * 100 >= budget * THRESHOLD_PERCENT && (used - cost) * 100 < budget * THRESHOLD_PERCENT;
+  if (!crossed) return;
+  const marked = await queryRows(
+    tx,
+    sql`UPDATE ${agentMonthlyUsage} SET threshold_announced_at = now()
+      WHERE agent_id = ${charge.agentId} AND month = ${charge.month} AND threshold_announced_at IS NULL RETURNING agent_id`,
+  );
+  if (marked.length) await announce(tx, 'budget.threshold', { agent_id: charge.agentId, month: charge.month });
 }
 
 /** What the agent used in `month`, as an expression to read with other things in one statement. */

@@ -73,6 +73,8 @@ export const gateVerdictRecord = z.object({
   reasons: z.array(z.string()),
   rule_ids: z.array(z.string()),
   shadow: z.array(z.object({ rule_id: z.string(), name: z.string(), would: z.enum(VERDICTS) })),
+  /** With require_approval: how many different people must approve, when more than one (DESIGN 4.8). */
+  approvals: z.number().int().optional(),
 });
 
 /** The input schema in force: the file's, else (content connector) the content tool's own arguments. */

@@ -12,7 +12,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { type Queryable } from '../../platform/database.js';
+import { queryRows, type Queryable } from '../../platform/database.js';
 import type { OrgContext } from '../context.js';
 import { connectorProblem, runConnector } from './connectors/index.js';
 import { failure, type RunnerOutcome } from '../operations/operations.js';
@@ -22,7 +22,7 @@ import { actionHash, openDecision } from '../decisions/resolve.js';
 import { recheckHardDenies, type GateVerdict } from '../gate/index.js';
 import { operations } from '../schema.js';
 import { checkCapabilityInput } from './input-schema.js';
-import { chargeAgentStatement } from '../agents/usage.js';
+import { announceBudgetCrossing, budgetSql, chargeAgentStatement, usageMonth } from '../agents/usage.js';
 import { type OperationOf, defineOperationKind } from '../operations/kinds.js';
 import { inputSchemaOf, findCapability, type AgentRow, type CapabilityRow } from './catalogue.js';
 import { gateSubjects, decideAndCharge, evaluateGate, loadGateSubject } from './gate-inputs.js';
@@ -124,7 +124,16 @@ async function runCapability(ctx: OrgContext, operation: OperationOf<{ capabilit
  */
 async function chargeOnce(ctx: OrgContext, operationId: string, agentId: string, cost: number): Promise<void> {
   const mark = sql`UPDATE ${operations} SET charged_at = now() WHERE id = ${operationId} AND charged_at IS NULL RETURNING id`;
-  await ctx.db.execute(sql`WITH first AS (${mark}) ${chargeAgentStatement(agentId, cost, { from: sql`FROM first` })}`);
+  const at = new Date();
+  // A transaction, so that `budget.threshold` is announced with the charge that crossed the line, or not at all.
+  await ctx.db.transaction(async (tx) => {
+    const [charged] = await queryRows<{ used: number; budget: number | null }>(
+      tx,
+      sql`WITH first AS (${mark}) ${chargeAgentStatement(agentId, cost, { from: sql`FROM first`, at })} RETURNING used, ${budgetSql(agentId)} AS budget`,
+    );
+    if (!charged) return;
+    await announceBudgetCrossing(tx, { agentId, month: usageMonth(at), cost, used: Number(charged.used), budget: charged.budget === null ? null : Number(charged.budget) });
+  });
 }
 
 async function runApproved(
@@ -136,7 +145,7 @@ async function runApproved(
   { charged = false } = {},
 ): Promise<RunnerOutcome> {
   if (!charged) await chargeOnce(ctx, operation.id, agent.id, capability.cost);
-  const outcome = await runConnector(ctx, capability.connector, {
+  const outcome = await runConnector(ctx, capability, {
     operationId: operation.id,
     decisionId: operation.decisionId,
     capability: { id: capability.id, key: capability.key },

@@ -9,9 +9,9 @@ import { recordActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { decide, type GateInputs, type GateRule, type GateVerdict } from '../gate/index.js';
 import { newId } from '../ids.js';
-import { agentMonthlyUsage, agents, capabilities, gateVerdicts, operations } from '../schema.js';
+import { agentMonthlyUsage, agents, capabilities, gateVerdicts, operations, organization } from '../schema.js';
 import { gateRulesSql, toGateRules } from '../rules/records.js';
-import { spentThisMonthSql, usageMonth } from '../agents/usage.js';
+import { announceBudgetCrossing, budgetSql, spentThisMonthSql, usageMonth } from '../agents/usage.js';
 import { toCapabilityRecord, capabilityRecord, findCapability, type CapabilityRow, type AgentRow, gateVerdictRecord } from './catalogue.js';
 
 /** DESIGN 4.1: the acting agent of a client's call is the client's own agent (one per client and person). */
@@ -38,10 +38,12 @@ export interface GateSubject {
   /** The agent's use of its budget in the month of `now`. */
   spent: number;
   rules: GateRule[];
+  /** The organization's two-person rule by risk tier (DESIGN 4.8). */
+  approvalsByRisk: GateInputs['approvalsByRisk'];
   now: Date;
 }
 
-/** Reads the gate's subject in one statement: the capability, the agent, its spending this month, every rule. */
+/** Reads the gate's subject in one statement: the capability, the agent, its spending this month, every rule, the approvals by risk. */
 export async function loadGateSubject(db: Queryable, capabilityId: string, agentId: string): Promise<GateSubject> {
   const now = new Date();
   const [row] = await db
@@ -51,6 +53,7 @@ export async function loadGateSubject(db: Queryable, capabilityId: string, agent
       spent: sql<number>`${spentThisMonthSql(agentId, usageMonth(now))}`.mapWith(Number),
       standing: sql<never[]>`${gateRulesSql.standing}`,
       learned: sql<never[]>`${gateRulesSql.learned}`,
+      approvalsByRisk: sql<GateInputs['approvalsByRisk'] | null>`(SELECT ${organization.approvalsByRisk} FROM ${organization} LIMIT 1)`,
     })
     .from(capabilities)
     .innerJoin(agents, eq(agents.id, agentId))
@@ -59,7 +62,14 @@ export async function loadGateSubject(db: Queryable, capabilityId: string, agent
     await findCapability(db, capabilityId);
     throw orgErrors.notFound('agent');
   }
-  return { capability: row.capability, agent: row.agent, spent: row.spent, rules: toGateRules(row.standing, row.learned), now };
+  return {
+    capability: row.capability,
+    agent: row.agent,
+    spent: row.spent,
+    rules: toGateRules(row.standing, row.learned),
+    approvalsByRisk: row.approvalsByRisk ?? {},
+    now,
+  };
 }
 
 type VerdictSubject = GateSubject & {
@@ -73,7 +83,14 @@ type VerdictSubject = GateSubject & {
 /** The gate's inputs for `subject` and `input` (DESIGN 4.4), as `decide()` takes them and `gate_verdicts` keeps them. */
 function gateInputs(subject: VerdictSubject): GateInputs {
   const { capability, agentBase } = gateSubjects(subject.capability, subject.agent);
-  return { now: subject.now.toISOString(), capability, agent: { ...agentBase, spent: subject.spent }, input: subject.input, rules: subject.rules };
+  return {
+    now: subject.now.toISOString(),
+    capability,
+    agent: { ...agentBase, spent: subject.spent },
+    input: subject.input,
+    rules: subject.rules,
+    approvalsByRisk: subject.approvalsByRisk,
+  };
 }
 
 /** Stores a verdict with the inputs it was decided on, and its `gate.verdict` activity entry with the reasons. */
@@ -102,7 +119,14 @@ async function storeVerdict(db: Queryable, subject: VerdictSubject, inputs: Gate
       capabilityId: subject.capability.id,
       operationId: subject.operationId ?? null,
       subject: id,
-      details: { verdict: verdict.verdict, reasons: verdict.reasons, rule_ids: verdict.rule_ids, shadow: verdict.shadow, ...(subject.operationId ? {} : { trial: true }) },
+      details: {
+        verdict: verdict.verdict,
+        reasons: verdict.reasons,
+        rule_ids: verdict.rule_ids,
+        shadow: verdict.shadow,
+        ...(verdict.approvals ? { approvals: verdict.approvals } : {}),
+        ...(subject.operationId ? {} : { trial: true }),
+      },
     });
   });
   return { ...verdict, verdict_id: id };
@@ -171,20 +195,23 @@ class OverBudget extends Error {
  */
 async function chargeWithinBudget(db: Queryable, operationId: string, agentId: string, cost: number, at: Date): Promise<{ charged: boolean; used: number }> {
   const month = usageMonth(at);
-  const budget = sql`(SELECT budget FROM ${agents} WHERE id = ${agentId})`;
+  const budget = budgetSql(agentId);
   try {
     return await db.transaction(async (tx) => {
       const marked = await queryRows(tx, sql`UPDATE ${operations} SET charged_at = now() WHERE id = ${operationId} AND charged_at IS NULL RETURNING id`);
       if (!marked.length) return { charged: true, used: -1 };
-      const [row] = await queryRows<{ used: number }>(
+      const [row] = await queryRows<{ used: number; budget: number | null }>(
         tx,
         sql`INSERT INTO ${agentMonthlyUsage} (agent_id, month, used)
           SELECT ${agentId}, ${month}, ${cost} WHERE ${cost} <= coalesce(${budget}, ${cost})
           ON CONFLICT (agent_id, month) DO UPDATE SET used = ${agentMonthlyUsage}.used + excluded.used, updated_at = now()
             WHERE ${agentMonthlyUsage}.used + excluded.used <= coalesce(${budget}, ${agentMonthlyUsage}.used + excluded.used)
-          RETURNING used`,
+          RETURNING used, ${budget} AS budget`,
       );
-      if (row) return { charged: true, used: Number(row.used) };
+      if (row) {
+        await announceBudgetCrossing(tx, { agentId, month, cost, used: Number(row.used), budget: row.budget === null ? null : Number(row.budget) });
+        return { charged: true, used: Number(row.used) };
+      }
       const [spent] = await queryRows<{ used: number }>(tx, sql`SELECT ${spentThisMonthSql(agentId, month)} AS used`);
       throw new OverBudget(Number(spent?.used ?? 0));
     });

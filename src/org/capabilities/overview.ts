@@ -15,6 +15,8 @@ export interface CapabilityOverview {
   risk: CapabilityRow['risk'];
   cost: number;
   enabled: boolean;
+  /** `file`: declared in the organization file, changed only there. */
+  managedBy: 'file' | 'console';
   connector: { kind: 'webhook'; host: string | null } | { kind: 'content'; action: string };
 }
 
@@ -28,6 +30,7 @@ function toOverview(row: CapabilityRow): CapabilityOverview {
     risk: row.risk,
     cost: row.cost,
     enabled: row.enabled,
+    managedBy: row.managedBy,
     connector: connector.kind === 'content' ? { kind: 'content', action: connector.action } : { kind: 'webhook', host: hostOf(connector.url) },
   };
 }

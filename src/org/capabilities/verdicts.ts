@@ -99,9 +99,12 @@ export async function recentVerdicts(db: Queryable, scope: ReadScope, capability
   return rows.map(toView);
 }
 
-/** How often each shadow rule would have fired on the capability in the last `days` days (verdicts the reader may see), by rule id. */
-export async function shadowFirings(db: Queryable, scope: ReadScope, capabilityId: string, days: number): Promise<Map<string, number>> {
-  const where = and(eq(gateVerdicts.capabilityId, capabilityId), gte(gateVerdicts.createdAt, sql`now() - make_interval(days => ${days})`), verdictScope(scope));
+/**
+ * How often each shadow rule would have fired in the last `days` days (verdicts the reader may see), by rule id: on
+ * one capability, or on every capability when `capabilityId` is null (the rules page).
+ */
+export async function shadowFirings(db: Queryable, scope: ReadScope, capabilityId: string | null, days: number): Promise<Map<string, number>> {
+  const where = and(capabilityId === null ? undefined : eq(gateVerdicts.capabilityId, capabilityId), gte(gateVerdicts.createdAt, sql`now() - make_interval(days => ${days})`), verdictScope(scope));
   const rows = await queryRows<{ rule_id: string; count: number }>(
     db,
     sql`SELECT entry ->> 'rule_id' AS rule_id, count(*)::int AS count

@@ -7,7 +7,7 @@ import { RISKS } from '../gate/index.js';
 import { resolvedByRecord, toResolvedBy, operationRecord } from '../operations/operations.js';
 import { mayGovern } from '../rules/records.js';
 import { oauthClients } from '../../auth/schema.js';
-import { agents, capabilities, decisions, operations, people } from '../schema.js';
+import { agents, capabilities, decisionApprovals, decisions, operations, people } from '../schema.js';
 import { DECISION_STATUSES, type DecisionStatus, type DecisionRow } from './states.js';
 
 /** Who resolves: a signed-in person in the inbox, or a person through an MCP client. */
@@ -16,6 +16,9 @@ export interface Resolver {
   /** The MCP client, when the decision is resolved through one; null in the inbox. */
   clientId: string | null;
 }
+
+/** One person's approval of a decision that needs several (DESIGN 4.8): who, where (as `resolved_by` says it), when. */
+export const approvalRecord = resolvedByRecord.extend({ at: z.string(), note: z.string().optional() });
 
 export const decisionRecord = z.object({
   id: z.string(),
@@ -37,6 +40,10 @@ export const decisionRecord = z.object({
   /** Who approved or denied it, and where (operations/operations.ts `resolvedByRecord`). */
   resolved_by: resolvedByRecord.optional(),
   note: z.string().optional(),
+  /** How many different people must approve before the action runs (DESIGN 4.8's two-person rule); 1 usually. */
+  approvals_required: z.number().int(),
+  /** The approvals given so far, oldest first; the action ran at the last required one. */
+  approvals: z.array(approvalRecord),
 });
 export type DecisionRecord = z.infer<typeof decisionRecord>;
 
@@ -84,6 +91,11 @@ function selectDecisions(db: Queryable) {
       capabilityName: capabilities.name,
       resolverName: people.name,
       resolverClientName: oauthClients.name,
+      approvals: sql<ApprovalJson[]>`coalesce((
+        SELECT json_agg(json_build_object('person_id', a.person_id, 'name', p.name, 'via', a.via, 'client_name', c.name, 'at', a.created_at, 'note', a.note)
+          ORDER BY a.created_at, a.person_id)
+        FROM ${decisionApprovals} a JOIN ${people} p ON p.id = a.person_id LEFT JOIN ${oauthClients} c ON c.id = a.via
+        WHERE a.decision_id = ${decisions.id}), '[]')`,
     })
     .from(decisions)
     .innerJoin(agents, eq(agents.id, decisions.agentId))
@@ -93,13 +105,23 @@ function selectDecisions(db: Queryable) {
     .$dynamic();
 }
 
-function toDecisionRecord({ decision: row, agentName, capabilityKey, capabilityName, resolverName, resolverClientName }: {
+interface ApprovalJson {
+  person_id: string;
+  name: string;
+  via: string;
+  client_name: string | null;
+  at: string;
+  note: string | null;
+}
+
+function toDecisionRecord({ decision: row, agentName, capabilityKey, capabilityName, resolverName, resolverClientName, approvals }: {
   decision: DecisionRow;
   agentName: string;
   capabilityKey: string;
   capabilityName: string;
   resolverName: string | null;
   resolverClientName: string | null;
+  approvals: ApprovalJson[];
 }): DecisionRecord {
   // A pending decision past its time is expired even before the expiry job has run.
   const status = row.status === 'pending' && Date.parse(toIso(row.expiresAt)) <= Date.now() ? 'expired' : row.status;
@@ -116,6 +138,12 @@ function toDecisionRecord({ decision: row, agentName, capabilityKey, capabilityN
     ...(row.resolvedAt && row.status !== 'pending' ? { resolved_at: toIso(row.resolvedAt) } : {}),
     ...(row.resolvedBy && resolverName !== null ? { resolved_by: toResolvedBy(row.resolvedBy, resolverName, row.resolvedVia, resolverClientName) } : {}),
     ...(row.note ? { note: row.note } : {}),
+    approvals_required: row.approvalsRequired,
+    approvals: approvals.map((approval) => ({
+      ...toResolvedBy(approval.person_id, approval.name, approval.via, approval.client_name),
+      at: toIso(approval.at),
+      ...(approval.note ? { note: approval.note } : {}),
+    })),
   };
 }
 
@@ -130,7 +158,8 @@ export async function countPendingDecisions(db: Queryable, person: { id: string;
 
 /** What a person weighs before deciding (issue 16 item 9): who asked and through what, the cost, where it goes. */
 export interface DecisionContext {
-  askedBy: { name: string; email: string } | null;
+  /** The person the action was asked for (with two or more approvals needed, they cannot approve it). */
+  askedBy: { id: string; name: string; email: string } | null;
   client: { id: string; name: string | null } | null;
   cost: number;
   /** The agent's monthly budget and what it used this month; budget null when it has none. */
@@ -145,6 +174,7 @@ export async function decisionContexts(db: Queryable, decisionIds: readonly stri
   const rows = await db
     .select({
       id: decisions.id,
+      askerId: people.id,
       askerName: people.name,
       askerEmail: people.email,
       clientId: operations.clientId,
@@ -165,7 +195,7 @@ export async function decisionContexts(db: Queryable, decisionIds: readonly stri
     rows.map((row) => [
       row.id,
       {
-        askedBy: row.askerName !== null && row.askerEmail !== null ? { name: row.askerName, email: row.askerEmail } : null,
+        askedBy: row.askerId !== null && row.askerName !== null && row.askerEmail !== null ? { id: row.askerId, name: row.askerName, email: row.askerEmail } : null,
         client: row.clientId ? { id: row.clientId, name: row.clientName } : null,
         cost: row.cost,
         budget: row.budget,

@@ -2,6 +2,11 @@
  * DESIGN 4.4: a decision is `pending → approved | denied | expired`. The table is the whole state machine:
  * `moveDecision` applies it with one conditional UPDATE, so of several concurrent resolutions exactly one wins
  * and the others get `invalid_state`; a person resolves only before the expiry, the expiry job only after it.
+ *
+ * DESIGN 4.8's two-person rule adds `count_approval`: an approval short of the number the decision needs keeps it
+ * pending. Every approval passes through it first; its UPDATE locks the decision's row until the approval's
+ * transaction ends, so the approvals of one decision are counted one at a time and the count each one reads
+ * includes every approval before it.
  */
 import { eq, sql } from 'drizzle-orm';
 import { stateTable, type Transition } from '../../platform/state-table.js';
@@ -18,6 +23,7 @@ interface DecisionTransition extends Transition<DecisionStatus> {
 }
 
 export const DECISION_TRANSITIONS = {
+  count_approval: { from: ['pending'], to: 'pending', when: 'before_expiry' },
   approve: { from: ['pending'], to: 'approved', when: 'before_expiry' },
   deny: { from: ['pending'], to: 'denied', when: 'before_expiry' },
   expire: { from: ['pending'], to: 'expired', when: 'after_expiry' },
@@ -37,7 +43,7 @@ export async function findDecision(db: Queryable, id: string): Promise<DecisionR
 export const { move: moveDecision } = stateTable({
   table: decisions,
   transitions: DECISION_TRANSITIONS,
-  stamp: () => ({ resolvedAt: sql`now()` }),
+  stamp: (transition) => (transition.to === 'pending' ? {} : { resolvedAt: sql`now()` }),
   guard: (event) => {
     const transition: DecisionTransition = DECISION_TRANSITIONS[event];
     return transition.when === 'before_expiry' ? sql`${decisions.expiresAt} > now()` : sql`${decisions.expiresAt} <= now()`;

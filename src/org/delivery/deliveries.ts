@@ -28,7 +28,7 @@ import { failure, findOperation } from '../operations/operations.js';
 import { aboutOperation, SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
 import { deliveries } from '../schema.js';
 import { callbackTokenStatement, issueCallbackToken, type CallbackToken } from './callback-tokens.js';
-import { deliverSigned, type AttemptOutcome } from './webhook.js';
+import { deliverSigned, nextAttemptAt, type AttemptOutcome } from './webhook.js';
 import { acceptWork, finishWork } from './work.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
 import { getTaskForAgent } from '../tasks/agent.js';
@@ -48,11 +48,6 @@ const deliverWork = jobKind<{ delivery_id: string }>('org.delivery');
 
 /** The one pending attempt of a delivery is queued under this key. */
 const attemptKey = (deliveryId: string) => `${deliverWork.kind}:${deliveryId}`;
-
-/** Seconds to wait after the `attempts`-th attempt failed: 1, 2, 4, … capped at a minute. */
-export function backoffSeconds(attempts: number): number {
-  return Math.min(2 ** Math.max(attempts - 1, 0), MAX_BACKOFF_SECONDS);
-}
 
 /**
  * DESIGN 4.5: the answer to a task's question goes to the agent as a `type: answer` delivery in the
@@ -142,6 +137,7 @@ async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: Operat
   const { counted, token } = counting;
 
   const outcome = await deliverSigned({
+    receiver: 'the agent',
     url: target.url,
     secret: target.secret,
     webhookId: delivery.id,
@@ -243,13 +239,12 @@ async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: O
     case 'retry': {
       const deadline = Date.parse(toIso(delivery.firstAttemptAt!)) + windowSeconds * 1000;
       // Retry-After (429, 503) is honoured within the delivery window; otherwise the backoff decides.
-      const wait = outcome.retryAfterMs ?? backoffSeconds(delivery.attempts) * 1000;
-      const next = Math.min(Date.now() + wait, deadline);
+      const next = nextAttemptAt(outcome, delivery.attempts, { deadline, maxBackoffSeconds: MAX_BACKOFF_SECONDS });
       ctx.log.info({ delivery: delivery.id, operation: operation.id, attempts: delivery.attempts, reason: outcome.reason }, 'delivery attempt failed; retrying');
       await ctx.db.transaction(async (tx) => {
         await tx.update(deliveries).set({ lastError: outcome.reason, updatedAt: sql`now()` }).where(eq(deliveries.id, delivery.id));
-        await deliverWork.enqueue(tx, { delivery_id: delivery.id }, { key: attemptKey(delivery.id), runAt: new Date(next) });
-        await recordActivity(tx, attemptActivity(delivery, operation, outcome, { outcome: 'will_retry', retryAt: new Date(next).toISOString() }));
+        await deliverWork.enqueue(tx, { delivery_id: delivery.id }, { key: attemptKey(delivery.id), runAt: next });
+        await recordActivity(tx, attemptActivity(delivery, operation, outcome, { outcome: 'will_retry', retryAt: next.toISOString() }));
       });
       return;
     }

@@ -1,15 +1,18 @@
 /**
- * One attempt at delivering work to an agent's webhook (DESIGN 4.5): a JSON POST signed by the Standard
- * Webhooks convention through the one outbound poster (platform/outbound.ts: no redirects, at most 1 MiB of answer, one
- * deadline), and what the agent's answer means.
+ * One attempt at a signed delivery — work to an agent's webhook (DESIGN 4.5) or an organization event to an endpoint
+ * (DESIGN 4.8): a JSON POST signed by the Standard Webhooks convention through the one outbound poster
+ * (platform/outbound.ts: no redirects, at most 1 MiB of answer, one deadline), what the receiver's answer means, and
+ * when to try again.
  */
 import { describeRefusal, postSigned, quoteAnswer, type OutboundResult } from '../../platform/outbound.js';
 
 export interface SignedDelivery {
+  /** Who receives it, as failures name it: "the agent", "the endpoint". */
+  receiver: string;
   url: string;
   /** `whsec_…` */
   secret: string;
-  /** The same for every attempt of one delivery, so the agent can drop repeats. */
+  /** The same for every attempt of one delivery, so the receiver can drop repeats. */
   webhookId: string;
   body: Record<string, unknown>;
   timeoutMs: number;
@@ -37,11 +40,25 @@ export async function deliverSigned(delivery: SignedDelivery): Promise<AttemptOu
   } catch {
     return { kind: 'refused', reason: 'the signing secret is not a valid whsec_ secret' };
   }
-  return attemptOutcome(outcome);
+  return attemptOutcome(outcome, delivery.receiver);
 }
 
-function attemptOutcome(outcome: OutboundResult): AttemptOutcome {
-  if (outcome.kind === 'failed') return { kind: 'retry', reason: `the agent ${outcome.reason}` };
+/**
+ * When to try again after a `retry` outcome: at the time `Retry-After` names (429, 503), or else after the backoff
+ * of the `attempts`-th failure; never past `deadline` (the end of the retry window, ms since the epoch).
+ */
+export function nextAttemptAt(outcome: { retryAfterMs?: number }, attempts: number, policy: { deadline: number; maxBackoffSeconds: number }): Date {
+  const wait = outcome.retryAfterMs ?? backoffSeconds(attempts, policy.maxBackoffSeconds) * 1000;
+  return new Date(Math.min(Date.now() + wait, policy.deadline));
+}
+
+/** Seconds to wait after the `attempts`-th attempt failed: 1, 2, 4, … capped at `maxSeconds`. */
+export function backoffSeconds(attempts: number, maxSeconds: number): number {
+  return Math.min(2 ** Math.max(attempts - 1, 0), maxSeconds);
+}
+
+function attemptOutcome(outcome: OutboundResult, receiver: string): AttemptOutcome {
+  if (outcome.kind === 'failed') return { kind: 'retry', reason: `${receiver} ${outcome.reason}` };
   const { status } = outcome;
   if (status === 200) {
     const answer = parseObject(outcome.text);
@@ -49,11 +66,11 @@ function attemptOutcome(outcome: OutboundResult): AttemptOutcome {
     return { kind: 'accepted', status };
   }
   if (status >= 200 && status < 300) return { kind: 'accepted', status };
-  const reason = describeRefusal('the agent', outcome);
+  const reason = describeRefusal(receiver, outcome);
   if (status === 408 || status === 429 || status >= 500) return { kind: 'retry', status, reason, ...(outcome.retryAfterMs !== undefined && { retryAfterMs: outcome.retryAfterMs }) };
   if (status >= 300 && status < 400) return { kind: 'refused', status, reason };
   const quoted = quoteAnswer(outcome.text);
-  return { kind: 'refused', status, reason: `the agent refused the delivery with HTTP ${status}${quoted ? `: ${quoted}` : ''}` };
+  return { kind: 'refused', status, reason: `${receiver} refused the delivery with HTTP ${status}${quoted ? `: ${quoted}` : ''}` };
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

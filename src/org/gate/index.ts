@@ -4,7 +4,8 @@
  * (a gate_verdicts row), so the same inputs always give the same verdict and a stored one can be replayed.
  *
  * The steps run in DESIGN's order. A step's `deny` ends the decision at once; otherwise the strictest
- * verdict any step demanded wins, and with none the action is allowed.
+ * verdict any step demanded wins, and with none the action is allowed. A pause also says how many different
+ * people must approve it (DESIGN 4.8's two-person rule), when the risk tier or a matching rule asks for more than one.
  */
 import { autonomy } from './autonomy.js';
 import { budget } from './budget.js';
@@ -27,6 +28,7 @@ export function decide(inputs: GateInputs): GateVerdict {
   const allowed = { reasons: [] as string[], rule_ids: [] as string[] };
   const paused = { reasons: [] as string[], rule_ids: [] as string[] };
   let allowRuleMatched = false;
+  let approvals = inputs.approvalsByRisk[inputs.capability.risk] ?? 1;
   for (const step of STEPS) {
     const outcome = step.run(inputs, { allowRuleMatched });
     shadow.push(...(outcome.shadow ?? []));
@@ -35,8 +37,10 @@ export function decide(inputs: GateInputs): GateVerdict {
     const bucket = outcome.verdict === 'require_approval' ? paused : outcome.verdict === 'allow' ? allowed : undefined;
     bucket?.reasons.push(...outcome.reasons);
     bucket?.rule_ids.push(...(outcome.rule_ids ?? []));
+    approvals = Math.max(approvals, outcome.approvals ?? 1);
   }
-  if (paused.reasons.length) return { verdict: 'require_approval', ...paused, shadow };
+  // DESIGN 4.8: the risk tier and the rules set how many people approve a pause; they never make one.
+  if (paused.reasons.length) return { verdict: 'require_approval', ...paused, shadow, ...(approvals > 1 ? { approvals } : {}) };
   if (!allowed.reasons.length) allowed.reasons.push("within the agent's autonomy, the rules and the budget");
   return { verdict: 'allow', ...allowed, shadow };
 }

@@ -18,12 +18,15 @@ export function standingRules(inputs: GateInputs): StepOutcome {
   if (!enforced.length) return { reasons: [], shadow };
   const strictest = enforced.reduce((worst, rule) => (SEVERITY[rule.then] > SEVERITY[worst] ? rule.then : worst), 'allow' as Verdict);
   const deciding = enforced.filter((rule) => rule.then === strictest);
+  // DESIGN 4.8: of several require_approval rules, the one asking the most people sets the number.
+  const approvals = strictest === 'require_approval' ? Math.max(1, ...deciding.map((rule) => rule.approvals ?? 1)) : 1;
   return {
     verdict: strictest,
     reasons: deciding.map((rule) => `rule "${rule.name}" says ${rule.then}`),
     rule_ids: deciding.map((rule) => rule.id),
     shadow,
     allowRuleMatched: enforced.some((rule) => rule.then === 'allow'),
+    ...(approvals > 1 ? { approvals } : {}),
   };
 }
 

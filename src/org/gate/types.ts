@@ -44,6 +44,8 @@ export interface GateRule {
   mode: 'enforce' | 'shadow';
   /** Learned rules end at `until` (ISO); file rules have none. */
   until?: string | null;
+  /** With `require_approval`: how many different people must approve (DESIGN 4.8); none means one. */
+  approvals?: number | null;
 }
 
 export interface GateInputs {
@@ -62,6 +64,8 @@ export interface GateInputs {
   };
   input: unknown;
   rules: GateRule[];
+  /** The organization's two-person rule by risk tier (DESIGN 4.8), such as `{critical: 2}`; a tier not named needs one. */
+  approvalsByRisk: Partial<Record<Risk, number>>;
 }
 
 export interface ShadowEntry {
@@ -76,6 +80,11 @@ export interface GateVerdict {
   reasons: string[];
   rule_ids: string[];
   shadow: ShadowEntry[];
+  /**
+   * With `require_approval`, when more than one person must approve (DESIGN 4.8): how many different people, the
+   * most that the capability's risk tier and the matching rules ask for. Absent means one.
+   */
+  approvals?: number;
 }
 
 /**
@@ -88,6 +97,8 @@ export interface StepOutcome {
   rule_ids?: string[];
   shadow?: ShadowEntry[];
   allowRuleMatched?: boolean;
+  /** How many different people must approve, when the step's `require_approval` asks for more than one. */
+  approvals?: number;
 }
 
 export type GateStep = (inputs: GateInputs, earlier: { allowRuleMatched: boolean }) => StepOutcome;

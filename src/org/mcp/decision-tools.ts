@@ -40,9 +40,13 @@ export const decisionTools = [
     name: 'resolve_decision',
     description:
       'Approves or denies a pending decision. Approving runs exactly the paused action, once; denying fails its ' +
-      'operation with `denied`. A decision already resolved or expired is refused with invalid_state. With ' +
+      'operation with `denied`. A decision already resolved or expired is refused with invalid_state. A decision whose ' +
+      '`approvals_required` is more than one (the two-person rule) stays pending until that many different people ' +
+      'approved; the person the action was asked for cannot approve it (forbidden) but may deny it, and any deny ends ' +
+      'it. With ' +
       '`remember` (approve only), the organization also learns to allow this agent this capability without asking ' +
-      'again — until `remember.until` if given, and only for this same input if `remember.same_input` is true.',
+      'again — until `remember.until` if given, and only for this same input if `remember.same_input` is true; not on ' +
+      'a decision that needs more than one approval.',
     scope: 'governance:admin',
     needsSpace: false,
     effect: 'write',

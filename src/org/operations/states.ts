@@ -9,6 +9,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { stateTable } from '../../platform/state-table.js';
+import { announce } from '../events/announce.js';
 import { recordActivity, type ActivityKind, type NewActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { operations } from '../schema.js';
@@ -109,5 +110,6 @@ export const { move } = stateTable({
   moved: async (db, row, event) => {
     const kind = MOVE_ACTIVITY[event];
     if (kind) await recordActivity(db, operationActivity(row, kind));
+    if (row.status === 'failed') await announce(db, 'operation.failed', { operation_id: row.id });
   },
 });

@@ -1,32 +1,44 @@
 /**
  * Applies an organization file (DESIGN 4.2) idempotently: everything it declares is created or brought
- * up to date, in one transaction; nothing it does not mention is deleted (people and spaces are never
- * removed by omission). Applying the same file twice changes nothing the second time.
+ * up to date, in one transaction; nothing it does not mention is deleted or changed (people and spaces are
+ * never removed by omission, and what the console made stays as the console left it). Applying the same
+ * file twice changes nothing the second time.
+ *
+ * Every person, space, agent and capability the file declares is managed by it (`managed_by = 'file'`): the
+ * console shows it as "from org.yaml" and no longer edits it. A file that declares a record the console made
+ * takes it over; the report calls that `adopted` when the file left its fields as they were (the round trip of
+ * `org export`), and `updated` when it also changed them — a change to the record is what an operator must see.
  */
 import path from 'node:path';
-import { asc, eq, inArray, sql } from 'drizzle-orm';
-import type { Db, Queryable } from '../../platform/database.js';
+import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Db, type Queryable } from '../../platform/database.js';
 import { recordActivity } from '../activity/records.js';
 import { upsertDeclaredAgent } from '../agents/records.js';
 import { OrgFileError, type OrgFile } from './schema.js';
 import { upsertPerson } from '../people/records.js';
 import { replaceStandingRules } from '../rules/records.js';
-import { agents, capabilities, organization, people } from '../schema.js';
+import { agents, capabilities, eventEndpoints, organization, people, spaces } from '../schema.js';
 import { passwordRule } from '../../config.js';
 import type { UpsertOutcome } from '../../platform/upsert.js';
 import { newId } from '../ids.js';
 import { setSpaceMembers, upsertSpace } from '../spaces/records.js';
 import { upsertCapability } from '../capabilities/catalogue.js';
+import { upsertDeclaredEndpoint } from '../events/endpoints.js';
 
-/** The names (emails or keys) of what was created, updated or left unchanged, in the file's order. */
-export type OutcomeNames = Record<UpsertOutcome, string[]>;
+/** What applying did to one declared record: an upsert's outcome, or `adopted` (taken over from the console, otherwise unchanged). */
+export type ApplyOutcome = UpsertOutcome | 'adopted';
+
+/** The names (emails or keys) of what was created, updated, adopted or left unchanged, in the file's order. */
+export type OutcomeNames = Record<ApplyOutcome, string[]>;
 
 export interface ApplyReport {
   people: OutcomeNames;
   spaces: OutcomeNames;
   agents: OutcomeNames;
   capabilities: OutcomeNames;
-  rules: { count: number; changed: boolean };
+  event_endpoints: OutcomeNames;
+  /** `changed`: the file's own rules changed; `adopted`: console rules equal to declared ones it took over instead of copying. */
+  rules: { count: number; changed: boolean; adopted: number };
   /** Things applied with a caveat, such as a `password_env` or `secret_env` that is not set. */
   warnings: string[];
 }
@@ -47,16 +59,21 @@ export async function applyOrgFile(db: Db, file: OrgFile, env: NodeJS.ProcessEnv
 
 /** The body of `applyOrgFile`, for callers that already hold the set-up lock in their own transaction. */
 export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.ProcessEnv, source: string): Promise<ApplyReport> {
-  const counts = (): OutcomeNames => ({ created: [], updated: [], unchanged: [] });
+  const counts = (): OutcomeNames => ({ created: [], updated: [], adopted: [], unchanged: [] });
   const report: ApplyReport = {
     people: counts(),
     spaces: counts(),
     agents: counts(),
     capabilities: counts(),
-    rules: { count: file.rules.length, changed: false },
+    event_endpoints: counts(),
+    rules: { count: file.rules.length, changed: false, adopted: 0 },
     warnings: [],
   };
-  const count = (bucket: OutcomeNames, outcome: UpsertOutcome, name: string) => void bucket[outcome].push(name);
+  /** Files the record under its outcome, after taking it over from the console when the console made it. */
+  const count = async (bucket: OutcomeNames, outcome: UpsertOutcome, name: string, claim: SQL) => {
+    const adopted = await claimForFile(tx, claim);
+    bucket[adopted && outcome === 'unchanged' ? 'adopted' : outcome].push(name);
+  };
   checkPasswords(file, env, source);
   report.warnings.push(...unsetSecrets(file, env));
 
@@ -69,7 +86,8 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
       password = env[person.password_env] || undefined;
       if (!password) report.warnings.push(`${person.password_env} is not set: the password of ${person.email} is left unchanged`);
     }
-    count(report.people, (await upsertPerson(tx, { email: person.email, name: person.name, role: person.role, password })).outcome, person.email);
+    const { outcome } = await upsertPerson(tx, { email: person.email, name: person.name, role: person.role, password });
+    await count(report.people, outcome, person.email, sql`${people} SET managed_by = 'file' WHERE email = ${person.email}`);
   }
 
   const personIds = await resolvePeople(tx, file, source);
@@ -77,7 +95,7 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
   for (const declared of file.spaces) {
     const { space, outcome } = await upsertSpace(tx, { key: declared.key, name: declared.name });
     const membersChanged = await setSpaceMembers(tx, space.id, [...new Set(declared.members.map((email) => personIds.get(email)!))]);
-    count(report.spaces, outcome === 'unchanged' && membersChanged ? 'updated' : outcome, declared.key);
+    await count(report.spaces, outcome === 'unchanged' && membersChanged ? 'updated' : outcome, declared.key, sql`${spaces} SET managed_by = 'file' WHERE id = ${space.id}`);
   }
 
   for (const agent of file.agents) {
@@ -90,7 +108,7 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
       budget: agent.budget ?? null,
       delivery: agent.delivery ?? null,
     });
-    count(report.agents, outcome, agent.key);
+    await count(report.agents, outcome, agent.key, sql`${agents} SET managed_by = 'file' WHERE key = ${agent.key}`);
   }
 
   for (const capability of file.capabilities) {
@@ -104,32 +122,50 @@ export async function applyOrgFileIn(tx: Queryable, file: OrgFile, env: NodeJS.P
       inputSchema: capability.input_schema ?? null,
       enabled: capability.enabled,
     });
-    count(report.capabilities, outcome, capability.key);
+    await count(report.capabilities, outcome, capability.key, sql`${capabilities} SET managed_by = 'file' WHERE key = ${capability.key}`);
   }
 
-  report.rules.changed = (await replaceStandingRules(tx, file.rules)).changed;
+  // Upserted by key and never deleted by omission: endpoints made on the console stay.
+  for (const endpoint of file.event_endpoints) {
+    await count(report.event_endpoints, await upsertDeclaredEndpoint(tx, endpoint), endpoint.key, sql`${eventEndpoints} SET managed_by = 'file' WHERE key = ${endpoint.key}`);
+  }
+
+  Object.assign(report.rules, await replaceStandingRules(tx, file.rules));
   await recordApplied(tx, report, source);
   return report;
 }
 
+/**
+ * `UPDATE <claim> AND managed_by = 'console'`: marks a declared record as the file's; true when the console had
+ * made it (the file takes it over), false when it was the file's already.
+ */
+async function claimForFile(tx: Queryable, claim: SQL): Promise<boolean> {
+  const rows = await queryRows<{ id: string }>(tx, sql`UPDATE ${claim} AND managed_by = 'console' RETURNING id`);
+  return rows.length > 0;
+}
+
 /** One `org.applied` entry naming what the file created and updated; an apply that changed nothing records none. */
 async function recordApplied(tx: Queryable, report: ApplyReport, source: string): Promise<void> {
-  const sections = ['people', 'spaces', 'agents', 'capabilities'] as const;
-  const pick = (outcome: 'created' | 'updated') =>
+  const sections = ['people', 'spaces', 'agents', 'capabilities', 'event_endpoints'] as const;
+  const pick = (outcome: 'created' | 'updated' | 'adopted') =>
     Object.fromEntries(sections.filter((section) => report[section][outcome].length).map((section) => [section, report[section][outcome]]));
   const created = pick('created');
   const updated = pick('updated');
-  if (!Object.keys(created).length && !Object.keys(updated).length && !report.rules.changed) return;
+  const adopted = pick('adopted');
+  const rulesMoved = report.rules.changed || report.rules.adopted > 0;
+  if (!Object.keys(created).length && !Object.keys(updated).length && !Object.keys(adopted).length && !rulesMoved) return;
   const told = (names: Record<string, string[]>) => Object.entries(names).map(([section, list]) => `${list.length} ${section}`);
   const parts = [
     ...(Object.keys(created).length ? [`created ${told(created).join(', ')}`] : []),
     ...(Object.keys(updated).length ? [`updated ${told(updated).join(', ')}`] : []),
+    ...(Object.keys(adopted).length ? [`took over ${told(adopted).join(', ')} from the console`] : []),
     ...(report.rules.changed ? [`replaced the rules (${report.rules.count})`] : []),
+    ...(report.rules.adopted ? [`took over ${report.rules.adopted} console rule${report.rules.adopted === 1 ? '' : 's'}`] : []),
   ];
   await recordActivity(tx, {
     kind: 'org.applied',
     summary: `applied ${path.basename(source)}: ${parts.join('; ')}`,
-    details: { source, created, updated, rules: report.rules },
+    details: { source, created, updated, adopted, rules: report.rules },
   });
 }
 
@@ -153,30 +189,53 @@ function unsetSecrets(file: OrgFile, env: NodeJS.ProcessEnv): string[] {
         variable: 'secret_env' in capability.connector ? capability.connector.secret_env : undefined,
         user: `capability ${capability.key}`,
       })),
+      ...file.event_endpoints.filter((endpoint) => endpoint.enabled).map((endpoint) => ({ variable: endpoint.secret_env, user: `event endpoint ${endpoint.key}` })),
     ],
     env,
   );
 }
 
 /**
- * Each `secret_env` the organization's agents and enabled capabilities name that is not set in `env`, however
- * they were made (a file applied at this start or earlier): every start warns about them, since an unsigned
- * delivery is refused and such a capability fails `connector_failed` before anyone is asked to approve it.
+ * Each `secret_env` the organization's agents, enabled capabilities and enabled event endpoints name that is not set in `env`, however
+ * they were made (a file applied at this start or earlier, or the console): every start warns about them, since an
+ * unsigned delivery is refused and such a capability fails `connector_failed` before anyone is asked to approve it.
+ * A secret the server generated (set up on the console) needs no variable; an agent with a delivery but neither is
+ * named too, as it receives no work.
  */
 export async function unsetSecretsInUse(db: Queryable, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const declared = await db.select({ key: agents.key, delivery: agents.delivery }).from(agents).where(eq(agents.kind, 'declared')).orderBy(asc(agents.key));
+  const declared = await db
+    .select({ key: agents.key, delivery: agents.delivery, generated: sql<boolean>`${agents.signingSecret} IS NOT NULL` })
+    .from(agents)
+    .where(eq(agents.kind, 'declared'))
+    .orderBy(asc(agents.key));
   const connected = await db
     .select({ key: capabilities.key, connector: capabilities.connector })
     .from(capabilities)
     .where(eq(capabilities.enabled, true))
     .orderBy(asc(capabilities.key));
-  return describeUnset(
-    [
-      ...declared.map((agent) => ({ variable: typeof agent.delivery?.secret_env === 'string' ? agent.delivery.secret_env : undefined, user: `agent ${agent.key}` })),
-      ...connected.map((capability) => ({ variable: ('secret_env' in capability.connector ? capability.connector.secret_env : undefined), user: `capability ${capability.key}` })),
-    ],
-    env,
-  );
+  const endpoints = await db
+    .select({ key: eventEndpoints.key, secretEnv: eventEndpoints.secretEnv })
+    .from(eventEndpoints)
+    .where(and(eq(eventEndpoints.enabled, true), isNull(eventEndpoints.signingSecret)))
+    .orderBy(asc(eventEndpoints.key));
+  const variableOf = (delivery: Record<string, unknown> | null) => (typeof delivery?.secret_env === 'string' ? delivery.secret_env : undefined);
+  const unsigned = declared
+    .filter((agent) => agent.delivery && !variableOf(agent.delivery) && !agent.generated)
+    .map((agent) => `agent ${agent.key} has a delivery but no signing secret, so it receives no work: name one with delivery.secret_env, or generate one on its console page`);
+  return [
+    ...describeUnset(
+      [
+        ...declared.map((agent) => ({ variable: variableOf(agent.delivery), user: `agent ${agent.key}` })),
+        ...connected.map((capability) => ({ variable: ('secret_env' in capability.connector ? capability.connector.secret_env : undefined), user: `capability ${capability.key}` })),
+        ...endpoints.map((endpoint) => ({ variable: endpoint.secretEnv ?? undefined, user: `event endpoint ${endpoint.key}` })),
+      ],
+      env,
+    ),
+    ...unsigned,
+    ...endpoints
+      .filter((endpoint) => !endpoint.secretEnv)
+      .map((endpoint) => `event endpoint ${endpoint.key} has no signing secret, so its events fail: name one with secret_env, or generate one on /events`),
+  ];
 }
 
 function describeUnset(named: Array<{ variable: string | undefined; user: string }>, env: NodeJS.ProcessEnv): string[] {
@@ -185,14 +244,14 @@ function describeUnset(named: Array<{ variable: string | undefined; user: string
     .map((entry) => `${entry.variable} is not set: ${entry.user} cannot sign its webhook calls until it is`);
 }
 
-/** Creates the organization row on first use; the file's name and client autonomy win when given. */
-export async function ensureOrganization(tx: Queryable, declared?: { name: string; client_autonomy: number }): Promise<{ created: boolean }> {
+/** Creates the organization row on first use; the file's name, client autonomy and approvals by risk win when given. */
+export async function ensureOrganization(tx: Queryable, declared?: OrgFile['organization']): Promise<{ created: boolean }> {
   const [existing] = await tx.select({ id: organization.id }).from(organization).limit(1);
   if (existing) {
     if (declared) {
       await tx
         .update(organization)
-        .set({ name: declared.name, clientAutonomy: declared.client_autonomy, updatedAt: sql`now()` })
+        .set({ name: declared.name, clientAutonomy: declared.client_autonomy, approvalsByRisk: declared.approvals, updatedAt: sql`now()` })
         .where(eq(organization.id, existing.id));
     }
     return { created: false };
@@ -201,6 +260,7 @@ export async function ensureOrganization(tx: Queryable, declared?: { name: strin
     id: newId('org'),
     name: declared?.name ?? 'My organization',
     clientAutonomy: declared?.client_autonomy ?? 1,
+    approvalsByRisk: declared?.approvals ?? {},
   });
   return { created: true };
 }

@@ -10,15 +10,16 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { CONTENT_ACTIONS } from '../capabilities/connectors/content-actions.js';
 import { HOURS_PATTERN } from '../gate/rules.js';
-import { INPUT_OPS } from '../gate/types.js';
+import { INPUT_OPS, RISKS } from '../gate/types.js';
 import { inputSchemaProblem } from '../capabilities/input-schema.js';
+import { ORG_EVENT_TYPES } from '../events/announce.js';
 
-const key = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be lower-case letters, digits, "_" or "-" (at most 64)');
+export const key = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be lower-case letters, digits, "_" or "-" (at most 64)');
 const email = z.string().trim().toLowerCase().pipe(z.email());
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
+export const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 const autonomy = z.number().int().min(0).max(3);
 const risk = z.enum(['low', 'medium', 'high', 'critical']).describe('low, medium, high or critical');
-const httpUrl = z.url({ protocol: /^https?$/ });
+export const httpUrl = z.url({ protocol: /^https?$/ });
 const weekday = z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
 const timezone = z.string().refine(isIanaZone, 'must be an IANA time zone name such as Europe/Berlin');
 
@@ -71,8 +72,33 @@ const duration = z
   .transform((text) => Number(text.slice(0, -1)) * { s: 1, m: 60, h: 3600, d: 86_400 }[text.slice(-1) as 's' | 'm' | 'h' | 'd'])
   .refine((seconds) => seconds <= 366 * 86_400, 'must be at most a year');
 
+/** DESIGN 4.8's two-person rule: how many different people must approve (one is the default, not written). */
+const approvals = z.number().int().min(2).max(10);
+
 const name = z.string().trim().min(1).max(200);
 const description = z.string().max(2000).default('');
+
+/** The file's own field rules, for the console's forms that set the same fields (validated as the file is). */
+export const fileFields = { key, envName, httpUrl, autonomy, risk, name } as const;
+
+/**
+ * One standing rule, as the file declares it and as the console's rule form is checked (one schema for both).
+ * `approvals` is the two-person rule (DESIGN 4.8): how many different people must approve, only with require_approval.
+ */
+export const standingRuleSchema = z
+  .strictObject({
+    name: name.describe('shown in verdicts'),
+    when: ruleCondition.describe('every condition given must hold'),
+    then: z.enum(['deny', 'require_approval', 'allow']).describe('the verdict when it matches'),
+    mode: z.enum(['enforce', 'shadow']).default('enforce').describe('shadow rules are recorded, never enforced'),
+    approvals: approvals.optional().describe('with require_approval: different people who must approve (2–10; one when absent)'),
+  })
+  .refine((rule) => rule.approvals === undefined || rule.then === 'require_approval', {
+    message: 'approvals goes with then: require_approval only',
+    path: ['approvals'],
+  });
+
+export type StandingRule = z.infer<typeof standingRuleSchema>;
 
 export const orgFileSchema = z
   .strictObject({
@@ -80,6 +106,10 @@ export const orgFileSchema = z
       .strictObject({
         name: name.describe('the organization\'s name'),
         client_autonomy: autonomy.default(1).describe('autonomy of the agent each connected client acts as (0 observe … 3 trusted)'),
+        approvals: z
+          .strictObject(Object.fromEntries(RISKS.map((tier) => [tier, approvals.optional().describe(`people who must approve a paused ${tier}-risk action`)])))
+          .default({})
+          .describe('the two-person rule by risk tier, such as { critical: 2 }; a tier not named needs one approval'),
       })
       .optional()
       .describe('the organization itself (created with the first person when absent)'),
@@ -134,16 +164,26 @@ export const orgFileSchema = z
       .default([])
       .describe('actions agents may run, each through the gate'),
     rules: z
+      .array(standingRuleSchema)
+      .default([])
+      .describe('standing rules the gate applies, in order; deny beats require_approval beats allow'),
+    event_endpoints: z
       .array(
         z.strictObject({
-          name: name.describe('shown in verdicts'),
-          when: ruleCondition.describe('every condition given must hold'),
-          then: z.enum(['deny', 'require_approval', 'allow']).describe('the verdict when it matches'),
-          mode: z.enum(['enforce', 'shadow']).default('enforce').describe('shadow rules are recorded, never enforced'),
+          key: key.describe('the endpoint\'s stable key'),
+          url: httpUrl.describe('where the events are POSTed, signed by the Standard Webhooks convention'),
+          events: z
+            .array(z.enum(ORG_EVENT_TYPES, { error: `must be one of the event types: ${ORG_EVENT_TYPES.join(', ')}` }))
+            .default([])
+            .describe('the event types it receives; none listed means all'),
+          secret_env: envName
+            .optional()
+            .describe('environment variable holding the signing secret (whsec_…); without it, a secret generated on the console is kept'),
+          enabled: z.boolean().default(true).describe('a disabled endpoint is sent nothing'),
         }),
       )
       .default([])
-      .describe('standing rules the gate applies, in order; deny beats require_approval beats allow'),
+      .describe('where the organization\'s events go as Standard Webhooks (README: Events)'),
     decision_ttl: duration.prefault('7d').describe('when an unresolved decision expires: 90s, 15m, 12h, 7d (default 7d)'),
   })
   .superRefine((file, ctx) => {
@@ -151,7 +191,7 @@ export const orgFileSchema = z
       const problem = capability.input_schema && inputSchemaProblem(capability.input_schema);
       if (problem) ctx.addIssue({ code: 'custom', path: ['capabilities', index, 'input_schema'], message: `is not a usable JSON Schema: ${problem}` });
     });
-    for (const list of ['people', 'spaces', 'agents', 'capabilities'] as const) {
+    for (const list of ['people', 'spaces', 'agents', 'capabilities', 'event_endpoints'] as const) {
       const seen = new Set<string>();
       file[list].forEach((item, index) => {
         const id = 'email' in item ? item.email : item.key;

@@ -21,6 +21,8 @@ export interface DirectoryPerson {
   name: string;
   email: string;
   role: Role;
+  /** `file`: declared in the organization file, changed only there. */
+  managed_by: 'file' | 'console';
   /** The person's spaces that the reader may see. */
   space_ids: string[];
 }
@@ -29,6 +31,7 @@ export interface DirectorySpace {
   id: string;
   key: string;
   name: string;
+  managed_by: 'file' | 'console';
   members: number;
 }
 
@@ -37,7 +40,7 @@ interface ListRequest {
   cursor?: string;
 }
 
-/** People of the visible spaces (of `spaceId` only, when given: one of them), by name. */
+/** Active people of the visible spaces (of `spaceId` only, when given: one of them), by name; removed people are gone from it. */
 export async function listPeople(db: Queryable, visible: VisibleSpaces, request: ListRequest & { spaceId?: string }): Promise<Page<DirectoryPerson>> {
   if (request.spaceId !== undefined && visible !== 'all' && !visible.includes(request.spaceId)) throw orgErrors.notFound('space');
   const inSpaces = request.spaceId !== undefined ? [request.spaceId] : visible === 'all' ? undefined : [...visible];
@@ -46,9 +49,9 @@ export async function listPeople(db: Queryable, visible: VisibleSpaces, request:
     ? sql`EXISTS (SELECT 1 FROM ${spaceMembers} WHERE ${spaceMembers.personId} = ${people.id} AND ${inArray(spaceMembers.spaceId, inSpaces)})`
     : undefined;
   const rows = await db
-    .select({ id: people.id, name: people.name, email: people.email, role: people.role })
+    .select({ id: people.id, name: people.name, email: people.email, role: people.role, managed_by: people.managedBy })
     .from(people)
-    .where(and(member, after(people.name, people.id, request.cursor)))
+    .where(and(eq(people.status, 'active'), member, after(people.name, people.id, request.cursor)))
     .orderBy(asc(people.name), asc(people.id))
     .limit(request.limit + 1);
   const page = takePage(rows, request.limit, nameCursor);
@@ -79,6 +82,7 @@ export async function listSpacesWithMembers(db: Queryable, visible: VisibleSpace
       id: spaces.id,
       key: spaces.key,
       name: spaces.name,
+      managed_by: spaces.managedBy,
       members: sql<number>`(SELECT count(*)::int FROM ${spaceMembers} WHERE ${spaceMembers.spaceId} = ${spaces.id})`,
     })
     .from(spaces)

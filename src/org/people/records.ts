@@ -1,13 +1,18 @@
 /** People of the organization (DESIGN 4.1): who signs in, consents, and is responsible for agents. */
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { recordActivity } from '../activity/records.js';
 import { newId } from '../ids.js';
 import type { UpsertOutcome } from '../../platform/upsert.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import { people, webSessions } from '../schema.js';
+import { people, spaceMembers, webSessions } from '../schema.js';
 
 export type Role = 'owner' | 'admin' | 'member';
+
+/** DESIGN 4.6: owners and admins see everything and run the organization from the console; members do neither. */
+export function isManager(person: { role: string }): boolean {
+  return person.role === 'owner' || person.role === 'admin';
+}
 
 export interface Person {
   id: string;
@@ -32,16 +37,34 @@ export async function findPersonByEmail(db: Queryable, email: string): Promise<P
   return row ?? null;
 }
 
-/** The person whose email and password match, or null; takes as long for an unknown email as for a known one. */
+/**
+ * The person whose email and password match, or null; takes as long for an unknown email as for a known one. A
+ * removed person is not found at all, so they get the same answer as a wrong password.
+ */
 export async function authenticate(db: Queryable, email: string, password: string): Promise<Person | null> {
   const [row] = await db
     .select({ ...personColumns, passwordHash: people.passwordHash })
     .from(people)
-    .where(eq(people.email, normalizeEmail(email)));
+    .where(and(eq(people.email, normalizeEmail(email)), eq(people.status, 'active')));
   const ok = await verifyPassword(password, row?.passwordHash ?? null);
   if (!ok || !row) return null;
   const { passwordHash: _hash, ...person } = row;
   return person;
+}
+
+/**
+ * The people who can be picked (an agent's responsible person, a space's new member): active ones, by name; with
+ * `notInSpace`, only those not yet in that space.
+ */
+export async function listActivePeople(db: Queryable, options: { notInSpace?: string } = {}): Promise<Person[]> {
+  const outside = options.notInSpace
+    ? sql`NOT EXISTS (SELECT 1 FROM ${spaceMembers} WHERE ${spaceMembers.personId} = ${people.id} AND ${spaceMembers.spaceId} = ${options.notInSpace})`
+    : undefined;
+  return db
+    .select(personColumns)
+    .from(people)
+    .where(and(eq(people.status, 'active'), outside))
+    .orderBy(asc(people.name), asc(people.email));
 }
 
 export interface PersonInput {
@@ -94,4 +117,26 @@ export async function setPassword(db: Queryable, personId: string, password: str
     details: { sessions_ended: ended.length },
   });
   return ended.length;
+}
+
+/** The person's choice on /account (DESIGN 4.8): whether they are emailed when a decision or a question waits for them. */
+export async function emailNotificationsOf(db: Queryable, personId: string): Promise<boolean> {
+  const [row] = await db.select({ on: people.emailNotifications }).from(people).where(eq(people.id, personId));
+  return row?.on ?? false;
+}
+
+/** Saves that choice; a change (not a repeat) is recorded in the activity log. Run it in a transaction. */
+export async function setEmailNotifications(db: Queryable, personId: string, on: boolean): Promise<void> {
+  const changed = await db
+    .update(people)
+    .set({ emailNotifications: on, updatedAt: sql`now()` })
+    .where(and(eq(people.id, personId), ne(people.emailNotifications, on)))
+    .returning({ id: people.id });
+  if (changed.length === 0) return;
+  await recordActivity(db, {
+    kind: 'person.notifications_changed',
+    summary: on ? 'turned email notifications on' : 'turned email notifications off',
+    personId,
+    details: { email_notifications: on },
+  });
 }

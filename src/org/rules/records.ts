@@ -1,17 +1,18 @@
 /**
- * Standing rules (DESIGN 4.2, 4.4), from two sources kept apart:
+ * Standing rules (DESIGN 4.2, 4.4), from three sources kept apart:
  *
- * - the organization file's rules: the file declares the whole list, so applying it replaces the stored
- *   list — unless nothing changed, so that re-applying the same file keeps the rule ids stored verdicts
- *   refer to;
+ * - the organization file's rules (`managed_by = 'file'`): the file declares its whole list, so applying it
+ *   replaces that list — keeping the ids of the rules it declares again unchanged, which stored verdicts refer to;
+ * - the console's rules (`managed_by = 'console'`): applying the file never removes or changes them, and they
+ *   come after the file's in `position` order;
  * - learned rules, made when a person approves a decision "and remembers" it: allow this agent this
  *   capability (optionally only for the same input) until an optional date. Re-applying the file never
  *   touches them; the person who may resolve such decisions revokes them on /rules.
  *
- * The gate reads both as one list of `GateRule`s; every matching rule counts.
+ * The gate reads them as one list of `GateRule`s; every matching rule counts.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { inTransaction, queryRows, type Queryable } from '../../platform/database.js';
 import { recordActivity } from '../activity/records.js';
@@ -28,19 +29,56 @@ export interface RuleInput {
   when: Record<string, unknown>;
   then: 'deny' | 'require_approval' | 'allow';
   mode: 'enforce' | 'shadow';
+  /** How many different people must approve (the two-person rule); none or null means one. */
+  approvals?: number | null;
 }
 
-export async function replaceStandingRules(db: Queryable, rules: RuleInput[]): Promise<{ changed: boolean }> {
+/** What makes two rules the same rule: everything but their id and place. */
+function ruleContent(rule: RuleInput) {
+  return { name: rule.name, when: rule.when, then: rule.then, mode: rule.mode, approvals: rule.approvals ?? null };
+}
+
+/**
+ * Makes the file's rules exactly `rules`, in that order, first; the console's rules keep their order after them.
+ * A declared rule equal to a stored rule of the file keeps that rule (and its id); one equal to a console rule
+ * takes that rule over (`adopted`: the round trip of `org export`, which writes the console's rules too) rather
+ * than copying it. `changed`: a rule of the file was added, removed or moved.
+ */
+export async function replaceStandingRules(db: Queryable, rules: RuleInput[]): Promise<{ changed: boolean; adopted: number }> {
   const stored = await db
-    .select({ name: standingRules.name, when: standingRules.when, then: standingRules.then, mode: standingRules.mode })
+    .select({ id: standingRules.id, name: standingRules.name, when: standingRules.when, then: standingRules.then, mode: standingRules.mode, approvals: standingRules.approvals, managedBy: standingRules.managedBy })
     .from(standingRules)
-    .orderBy(asc(standingRules.position));
-  if (isDeepStrictEqual(stored, rules.map(({ name, when, then, mode }) => ({ name, when, then, mode })))) return { changed: false };
-  await db.delete(standingRules);
-  if (rules.length) {
-    await db.insert(standingRules).values(rules.map((rule, position) => ({ id: newId('rul'), position, ...rule })));
+    .orderBy(asc(standingRules.position), asc(standingRules.createdAt), asc(standingRules.id));
+  const fileRules = stored.filter((rule) => rule.managedBy === 'file');
+  if (isDeepStrictEqual(fileRules.map((rule) => ruleContent(rule as RuleInput)), rules.map(ruleContent))) return { changed: false, adopted: 0 };
+
+  const unused = new Set(stored.map((rule) => rule.id));
+  const take = (rule: RuleInput, source: 'file' | 'console') => {
+    const found = stored.find((row) => row.managedBy === source && unused.has(row.id) && isDeepStrictEqual(ruleContent(row as RuleInput), ruleContent(rule)));
+    if (found) unused.delete(found.id);
+    return found?.id;
+  };
+  const declared = rules.map((rule) => {
+    const kept = take(rule, 'file');
+    const adopted = kept ? undefined : take(rule, 'console');
+    return { rule, id: kept ?? adopted ?? newId('rul'), kept: !!kept, adopted: !!adopted };
+  });
+  const dropped = fileRules.filter((rule) => unused.has(rule.id)).map((rule) => rule.id);
+  const keptIds = declared.filter((entry) => entry.kept).map((entry) => entry.id);
+  const changed = dropped.length > 0 || declared.some((entry) => !entry.kept && !entry.adopted) || !isDeepStrictEqual(keptIds, fileRules.map((rule) => rule.id).filter((id) => keptIds.includes(id)));
+
+  if (dropped.length) await db.delete(standingRules).where(inArray(standingRules.id, dropped));
+  const fresh = declared.filter((entry) => !entry.kept && !entry.adopted);
+  if (fresh.length) {
+    await db.insert(standingRules).values(fresh.map(({ rule, id }) => ({ id, position: 0, managedBy: 'file' as const, ...ruleContent(rule) })));
   }
-  return { changed: true };
+  // The file's rules first, in its order, then the console's in theirs.
+  const order = [...declared.map((entry) => entry.id), ...stored.filter((rule) => rule.managedBy === 'console' && unused.has(rule.id)).map((rule) => rule.id)];
+  for (const [position, id] of order.entries()) {
+    const adopted = declared.some((entry) => entry.id === id && entry.adopted);
+    await db.update(standingRules).set(adopted ? { position, managedBy: 'file' } : { position }).where(eq(standingRules.id, id));
+  }
+  return { changed, adopted: declared.filter((entry) => entry.adopted).length };
 }
 
 /**
@@ -49,7 +87,7 @@ export async function replaceStandingRules(db: Queryable, rules: RuleInput[]): P
  */
 export const gateRulesSql = {
   standing: sql`coalesce((
-    SELECT json_agg(json_build_object('id', id, 'name', name, 'when', "when", 'then', "then", 'mode', mode) ORDER BY position)
+    SELECT json_agg(json_build_object('id', id, 'name', name, 'when', "when", 'then', "then", 'mode', mode, 'approvals', approvals) ORDER BY position)
     FROM ${standingRules}), '[]')`,
   learned: sql`coalesce((
     SELECT json_agg(json_build_object('id', l.id, 'agent_id', l.agent_id, 'capability_id', l.capability_id,
@@ -64,6 +102,7 @@ interface StandingRuleJson {
   when: RuleConditions;
   then: GateRule['then'];
   mode: GateRule['mode'];
+  approvals: number | null;
 }
 
 interface LearnedRuleJson {
@@ -78,7 +117,7 @@ interface LearnedRuleJson {
 /** The two lists of `gateRulesSql` as the gate's rules. */
 export function toGateRules(standing: StandingRuleJson[], learned: LearnedRuleJson[]): GateRule[] {
   return [
-    ...standing.map((rule) => ({ id: rule.id, name: rule.name, when: rule.when, then: rule.then, mode: rule.mode })),
+    ...standing.map((rule) => ({ id: rule.id, name: rule.name, when: rule.when, then: rule.then, mode: rule.mode, approvals: rule.approvals })),
     ...learned.map((rule) => ({
       id: rule.id,
       name: `learned: allow ${rule.capability_key}`,
@@ -194,7 +233,8 @@ export function mayGovern(person: { id: string; role: string }) {
 export interface RuleConcerning {
   id: string;
   name: string;
-  source: 'file' | 'learned';
+  /** `file`: declared in the organization file; `console`: made by an owner or admin on /rules. */
+  source: 'file' | 'console' | 'learned';
   then: GateRule['then'];
   mode: GateRule['mode'];
   /** The conditions beyond the capability (agent, risk, time, input) that must also hold. */
@@ -205,7 +245,7 @@ export interface RuleConcerning {
 const MAX_RULES = 200;
 
 /**
- * The rules that can match an execution of `capability`: the file's rules naming it (by key or id) or naming no
+ * The rules that can match an execution of `capability`: the standing rules (the file's and the console's) naming it (by key or id) or naming no
  * capability, unless their risk condition excludes its risk; and the learned rules for it still in force, over the
  * agents the reader may see (another person's connected client is theirs).
  */
@@ -219,7 +259,7 @@ export async function rulesConcerning(db: Queryable, scope: ReadScope, capabilit
       const risks = names(when.risk);
       return (!wanted || wanted.includes(capability.key) || wanted.includes(capability.id)) && (!risks || risks.includes(capability.risk));
     })
-    .map(({ id, name, when, then, mode }): RuleConcerning => ({ id, name, source: 'file', then, mode, when, until: null }));
+    .map(({ id, name, when, then, mode, managedBy }): RuleConcerning => ({ id, name, source: managedBy, then, mode, when, until: null }));
   const learned = await db
     .select({ rule: learnedRules, agentName: agents.name })
     .from(learnedRules)

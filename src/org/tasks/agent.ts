@@ -1,6 +1,7 @@
 /** A task as its assigned agent sees and moves it (the delivery and the agent API): each move in the caller's transaction, refused as tasks/states.ts says. */
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
+import { announce } from '../events/announce.js';
 import { recordActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { newId } from '../ids.js';
@@ -56,6 +57,7 @@ export async function askTaskQuestion(
     await addEvent(tx, taskId, { message: `Asked: ${quote(input.text)}`, operationId: input.operationId });
     const asked = { operationId: input.operationId, details: { question_id: questionId, question: input.text } };
     await recordActivity(tx, taskActivity(task, 'task.question', `its agent asked “${quote(input.text)}”`, asked));
+    await announce(tx, 'task.question', { task_id: taskId, question_id: questionId });
   });
   return questionId;
 }

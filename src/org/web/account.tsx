@@ -1,13 +1,14 @@
 /**
- * GET /account and POST /account/password (DESIGN 4.6): who the signed-in person is, and changing their
- * password — the current one and a new one following the rule of ATRIUM_ADMIN_PASSWORD. Changing it signs out
- * the person's other web sessions. Wrong current passwords are slowed down like sign-in attempts (signin.ts),
+ * GET /account, POST /account/password and POST /account/notifications (DESIGN 4.6, 4.8): who the signed-in person
+ * is, whether they are emailed when a decision or a question waits for them, and changing their password — the
+ * current one and a new one following the rule of ATRIUM_ADMIN_PASSWORD. Changing it signs out the person's other
+ * web sessions. Wrong current passwords are slowed down like sign-in attempts (signin.ts),
  * so a borrowed session cannot be used to guess the password and take the account over.
  */
 import type { FastifyInstance } from 'fastify';
 import { passwordRule } from '../../config.js';
 import { claimAttempt, resetAttempts } from '../../platform/rate-limit.js';
-import { authenticate, setPassword } from '../people/records.js';
+import { authenticate, emailNotificationsOf, setEmailNotifications, setPassword } from '../people/records.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
@@ -19,7 +20,16 @@ interface PasswordForm {
   changed?: boolean;
 }
 
-function Account({ session, csrf, form }: { session: Session; csrf: string; form: PasswordForm }) {
+/** The email choice as the page shows it: saved just now or not, and whether the organization sends email at all. */
+interface EmailChoice {
+  on: boolean;
+  saved: boolean;
+  mailConfigured: boolean;
+}
+
+const DONE = { password: 'password', notifications: 'notifications' } as const;
+
+function Account({ session, csrf, form, email }: { session: Session; csrf: string; form: PasswordForm; email: EmailChoice }) {
   const { person } = session;
   return (
     <>
@@ -32,6 +42,25 @@ function Account({ session, csrf, form }: { session: Session; csrf: string; form
         <dt>Role</dt>
         <dd>{person.role}</dd>
       </dl>
+      <h2>Email</h2>
+      {email.saved ? (
+        <p role="status">
+          {email.on
+            ? 'Saved: you are emailed when a decision or a question waits for you.'
+            : 'Saved: you get no more emails. Decisions and questions still wait for you in the inbox.'}
+        </p>
+      ) : null}
+      {email.mailConfigured ? null : <p role="note">This organization sends no email yet: its server has no SMTP_URL set.</p>}
+      <form method="post" action="/account/notifications" class="narrow">
+        <input type="hidden" name="csrf" value={csrf} />
+        <p class="check">
+          <input type="checkbox" id="email_notifications" name="email_notifications" value="1" checked={email.on} />{' '}
+          <label class="inline" for="email_notifications">
+            Email me when a decision or a question waits for me
+          </label>
+        </p>
+        <button type="submit">Save</button>
+      </form>
       <h2>Change your password</h2>
       {form.changed ? <p role="status">Your password was changed. Your other sessions were signed out.</p> : null}
       {form.error ? (
@@ -55,12 +84,30 @@ function Account({ session, csrf, form }: { session: Session; csrf: string; form
 export function registerAccountPage(app: FastifyInstance, web: WebContext): void {
   const { ctx, csrfKey } = web;
 
+  const emailChoice = async (session: Session, saved: boolean): Promise<EmailChoice> => ({
+    on: await emailNotificationsOf(ctx.db, session.person.id),
+    saved,
+    mailConfigured: !!ctx.config.mail,
+  });
+
   app.get('/account', async (request, reply) => {
     const session = await currentSession(ctx, request);
     if (!session) return reply.redirect(signInUrl('/account'), 303);
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
-    const changed = (request.query as Record<string, unknown>).done === 'password';
-    return sendPersonalPage(web, reply, session, csrf, 'Your account', <Account session={session} csrf={csrf} form={{ changed }} />, '/account');
+    const done = (request.query as Record<string, unknown>).done;
+    const email = await emailChoice(session, done === DONE.notifications);
+    const page = <Account session={session} csrf={csrf} form={{ changed: done === DONE.password }} email={email} />;
+    return sendPersonalPage(web, reply, session, csrf, 'Your account', page, '/account');
+  });
+
+  // An unticked checkbox sends nothing: its absence is the choice "off".
+  app.post('/account/notifications', async (request, reply) => {
+    const session = await currentSession(ctx, request);
+    if (!session) return reply.redirect(signInUrl('/account'), 303);
+    if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    const on = formField(request.body, 'email_notifications') === '1';
+    await ctx.db.transaction((tx) => setEmailNotifications(tx, session.person.id, on));
+    return reply.redirect(`/account?done=${DONE.notifications}`, 303);
   });
 
   app.post('/account/password', async (request, reply) => {
@@ -68,7 +115,9 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
     if (!session) return reply.redirect(signInUrl('/account'), 303);
     if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
-    const refuse = (error: string) => sendPersonalPage(web, reply, session, csrf, 'Your account', <Account session={session} csrf={csrf} form={{ error }} />, '/account');
+    const email = await emailChoice(session, false);
+    const refuse = (error: string) =>
+      sendPersonalPage(web, reply, session, csrf, 'Your account', <Account session={session} csrf={csrf} form={{ error }} email={email} />, '/account');
 
     const current = formField(request.body, 'current_password') ?? '';
     const next = formField(request.body, 'new_password') ?? '';
@@ -83,6 +132,6 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
     if (!(await authenticate(ctx.db, session.person.email, current))) return refuse('The current password is not right.');
     await resetAttempts(ctx.db, attemptKey);
     await ctx.db.transaction((tx) => setPassword(tx, session.person.id, next, session.id));
-    return reply.redirect('/account?done=password', 303);
+    return reply.redirect(`/account?done=${DONE.password}`, 303);
   });
 }

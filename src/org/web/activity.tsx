@@ -48,11 +48,17 @@ const KIND_CHOICES: Array<[string, string]> = [
   ['connector', 'Connector calls'],
   ['memory', 'Memory'],
   ['task', 'Tasks'],
-  ['rule', 'Learned rules'],
-  ['person', 'Sign-ins and accounts'],
+  ['rule', 'Rules'],
+  ['notification', 'Emails to people'],
+  ['person', 'People: sign-ins, accounts, invitations, roles'],
+  ['invitation', 'Withdrawn invitations'],
+  ['space', 'Spaces'],
   ['consent', 'Consents'],
   ['client', 'Disconnections'],
   ['org', 'Organization file'],
+  ['agent', 'Agents set up on the console'],
+  ['capability', 'Capabilities set up on the console'],
+  ['endpoint', 'Event endpoints'],
 ];
 
 function toFilter(query: Filters): ActivityFilter {

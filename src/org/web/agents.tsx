@@ -12,6 +12,8 @@ import { deliveryFailuresOfAgent, lastDeliveryOfAgent, type DeliveryView } from 
 import { listOperations } from '../operations/list.js';
 import { Badge, OlderLink, Time, notFound, optionalField, pageHref } from './parts.js';
 import { consolePage } from './console.js';
+import { isManager } from '../people/records.js';
+import { FromFile, StatusToggle, orgFileName } from './manage.js';
 import { noQuery, OperationTable } from './operations.js';
 import type { WebContext } from './respond.js';
 
@@ -19,7 +21,8 @@ const PAGE_SIZE = 50;
 const RECENT_WORK = 10;
 const FAILURE_DAYS = 30;
 
-const AUTONOMY = ['observe', 'propose', 'act within rules', 'trusted'];
+/** The autonomy levels' names, 0 to 3 (DESIGN 4.2). */
+export const AUTONOMY = ['observe', 'propose', 'act within rules', 'trusted'];
 
 /** `<rank>|<id>|<name>` of the last agent shown (the name last: it may hold a bar). */
 const cursor = z
@@ -38,8 +41,9 @@ const listQuery = z.object({ after: optionalField(cursor) });
 
 export function registerAgentPages(app: FastifyInstance, web: WebContext): void {
   const { db } = web.ctx;
+  const file = orgFileName(web.ctx.config);
 
-  consolePage(app, web, '/agents', listQuery, async ({ scope }, { query }) => {
+  consolePage(app, web, '/agents', listQuery, async ({ scope, person }, { query }) => {
     const page = await listAgentOverviews(db, scope, { limit: PAGE_SIZE, after: query.after });
     const next = page.next ? pageHref('/agents', { after: `${page.next.rank}|${page.next.id}|${page.next.name}` }) : null;
     return {
@@ -47,6 +51,13 @@ export function registerAgentPages(app: FastifyInstance, web: WebContext): void 
       body: (
         <>
           <h1>Agents</h1>
+          {isManager(person) ? (
+            <p>
+              <a href="/agents/new" role="button">
+                New agent
+              </a>
+            </p>
+          ) : null}
           <table class="stack">
             <thead>
               <tr>
@@ -62,6 +73,7 @@ export function registerAgentPages(app: FastifyInstance, web: WebContext): void 
                 <tr key={agent.id}>
                   <th scope="row" data-label="Agent">
                     <a href={`/agents/${agent.id}`}>{agent.name}</a> <small>{kindLabel(agent)}</small>
+                    <FromFile managedBy={agent.managedBy} file={file} />
                   </th>
                   <td data-label="Status">
                     <StatusBadge status={agent.status} />
@@ -81,7 +93,7 @@ export function registerAgentPages(app: FastifyInstance, web: WebContext): void 
     };
   });
 
-  consolePage<typeof noQuery, { id: string }>(app, web, '/agents/:id', noQuery, async ({ scope }, { params, reply }) => {
+  consolePage<typeof noQuery, { id: string }>(app, web, '/agents/:id', noQuery, async ({ scope, person, csrf }, { params, reply }) => {
     const agent = await findAgentOverview(db, scope, params.id);
     if (!agent) return notFound(reply, 'agent', { href: '/agents', name: 'agents' });
     const [last, failures, work] = await Promise.all([
@@ -98,7 +110,9 @@ export function registerAgentPages(app: FastifyInstance, web: WebContext): void 
           </p>
           <h1>
             {agent.name} <StatusBadge status={agent.status} />
+            <FromFile managedBy={agent.managedBy} file={file} />
           </h1>
+          {isManager(person) ? <ManageAgent agent={agent} csrf={csrf} file={file} /> : null}
           {agent.description ? <p>{agent.description}</p> : null}
           <dl class="facts">
             <dt>Kind</dt>
@@ -157,6 +171,26 @@ export function registerAgentPages(app: FastifyInstance, web: WebContext): void 
       ),
     };
   });
+}
+
+/**
+ * What an owner or admin may do to the agent here: edit and enable/disable one the console made, enable/disable a
+ * connected application; one the file declares is changed in the file, and the assistant is always there.
+ */
+function ManageAgent({ agent, csrf, file }: { agent: AgentOverview; csrf: string; file: string }): VNode | null {
+  if (agent.managedBy === 'file') return <p class="muted">Declared in {file}: change it there and apply the file.</p>;
+  if (agent.kind === 'builtin') return null;
+  const next = agent.status === 'active' ? 'disabled' : 'active';
+  return (
+    <div class="manage">
+      {agent.kind === 'declared' ? (
+        <a href={`/agents/${agent.id}/edit`} role="button">
+          Edit
+        </a>
+      ) : null}
+      <StatusToggle action={`/agents/${agent.id}/status`} csrf={csrf} status={next} enable={next === 'active'} />
+    </div>
+  );
 }
 
 /** An agent the gate lets act is enabled; a disabled one is refused by the gate's hard denies. */

@@ -9,29 +9,39 @@ import type { VNode } from 'preact';
 import { z } from 'zod';
 import { findCapabilityOverview, listCapabilityOverviews, type CapabilityOverview } from '../capabilities/overview.js';
 import { recentVerdicts, shadowFirings } from '../capabilities/verdicts.js';
-import type { RuleConditions } from '../gate/index.js';
 import { rulesConcerning } from '../rules/records.js';
-import { Badge, OlderLink, Time, notFound, optionalField, pageHref } from './parts.js';
+import { Badge, describeConditions, OlderLink, Time, notFound, optionalField, pageHref } from './parts.js';
 import { consolePage } from './console.js';
+import { isManager } from '../people/records.js';
+import { FromFile, StatusToggle, orgFileName } from './manage.js';
 import { noQuery } from './operations.js';
 import type { WebContext } from './respond.js';
 
 const PAGE_SIZE = 50;
 const RECENT_VERDICTS = 20;
 const SHADOW_DAYS = 30;
+const RULE_SOURCES = { file: 'from org.yaml', console: 'made on the console', learned: 'learned' } as const;
 
 const listQuery = z.object({ after: optionalField(z.string().min(1).max(200)) });
 
 export function registerCapabilityPages(app: FastifyInstance, web: WebContext): void {
   const { db } = web.ctx;
+  const file = orgFileName(web.ctx.config);
 
-  consolePage(app, web, '/capabilities', listQuery, async (_viewer, { query }) => {
+  consolePage(app, web, '/capabilities', listQuery, async ({ person }, { query }) => {
     const page = await listCapabilityOverviews(db, { limit: PAGE_SIZE, after: query.after });
     return {
       title: 'Capabilities',
       body: (
         <>
           <h1>Capabilities</h1>
+          {isManager(person) ? (
+            <p>
+              <a href="/capabilities/new" role="button">
+                New capability
+              </a>
+            </p>
+          ) : null}
           <table class="stack">
             <thead>
               <tr>
@@ -47,6 +57,7 @@ export function registerCapabilityPages(app: FastifyInstance, web: WebContext): 
                 <tr key={capability.id}>
                   <th scope="row" data-label="Capability">
                     <a href={`/capabilities/${capability.id}`}>{capability.key}</a> <small>{capability.name}</small>
+                    <FromFile managedBy={capability.managedBy} file={file} />
                   </th>
                   <td data-label="Risk">
                     <Badge value={capability.risk} />
@@ -66,7 +77,7 @@ export function registerCapabilityPages(app: FastifyInstance, web: WebContext): 
     };
   });
 
-  consolePage<typeof noQuery, { id: string }>(app, web, '/capabilities/:id', noQuery, async ({ scope }, { params, reply }) => {
+  consolePage<typeof noQuery, { id: string }>(app, web, '/capabilities/:id', noQuery, async ({ scope, person, csrf }, { params, reply }) => {
     const capability = await findCapabilityOverview(db, params.id);
     if (!capability) return notFound(reply, 'capability', { href: '/capabilities', name: 'capabilities' });
     const [rules, fired, verdicts] = await Promise.all([
@@ -83,7 +94,9 @@ export function registerCapabilityPages(app: FastifyInstance, web: WebContext): 
           </p>
           <h1>
             {capability.key} <Badge value={capability.risk} />
+            <FromFile managedBy={capability.managedBy} file={file} />
           </h1>
+          {isManager(person) ? <ManageCapability capability={capability} csrf={csrf} file={file} /> : null}
           <p>{capability.name}</p>
           {capability.description ? <p>{capability.description}</p> : null}
           <dl class="facts">
@@ -120,7 +133,7 @@ export function registerCapabilityPages(app: FastifyInstance, web: WebContext): 
                 {rules.map((rule) => (
                   <tr key={rule.id}>
                     <th scope="row" data-label="Rule">
-                      {rule.name} <small>{rule.source === 'learned' ? 'learned' : 'organization file'}</small>
+                      {rule.name} <small>{RULE_SOURCES[rule.source]}</small>
                     </th>
                     <td data-label="Says">
                       <Badge value={rule.then} />
@@ -195,6 +208,20 @@ export function registerCapabilityPages(app: FastifyInstance, web: WebContext): 
   });
 }
 
+/** Edit and enable/disable for one the console made; one the file declares is changed in the file. */
+function ManageCapability({ capability, csrf, file }: { capability: CapabilityOverview; csrf: string; file: string }): VNode {
+  if (capability.managedBy === 'file') return <p class="muted">Declared in {file}: change it there and apply the file.</p>;
+  const next = capability.enabled ? 'disabled' : 'enabled';
+  return (
+    <div class="manage">
+      <a href={`/capabilities/${capability.id}/edit`} role="button">
+        Edit
+      </a>
+      <StatusToggle action={`/capabilities/${capability.id}/status`} csrf={csrf} status={next} enable={next === 'enabled'} />
+    </div>
+  );
+}
+
 function times(count: number): string {
   return `${count} ${count === 1 ? 'time' : 'times'}`;
 }
@@ -203,23 +230,4 @@ function Connector({ capability }: { capability: CapabilityOverview }): VNode {
   const connector = capability.connector;
   if (connector.kind === 'content') return <span>content service ({connector.action})</span>;
   return <span>webhook to {connector.host ?? 'an invalid URL'}</span>;
-}
-
-/** A rule's conditions in words, beside the capability (which the page already names). */
-function describeConditions(when: RuleConditions): string {
-  const list = (value: string | readonly string[]) => (typeof value === 'string' ? value : value.join(', '));
-  const parts: string[] = [];
-  if (when.agent !== undefined) parts.push(`agent ${list(when.agent)}`);
-  if (when.risk !== undefined) parts.push(`risk ${list(when.risk)}`);
-  if (when.weekdays) parts.push(`on ${when.weekdays.join(', ')}`);
-  if (when.hours) parts.push(`between ${when.hours}`);
-  if ((when.weekdays || when.hours) && when.timezone) parts.push(`(${when.timezone})`);
-  if (when.input !== undefined) {
-    const conditions = Array.isArray(when.input) ? when.input : [when.input];
-    // A learned rule bound to one approved input (path "") is not shown that input: it came from one space's work.
-    for (const condition of conditions) {
-      parts.push(condition.path === '' ? 'only the exact input that was approved' : `input ${condition.path} ${condition.op} ${(JSON.stringify(condition.value) ?? '').slice(0, 200)}`);
-    }
-  }
-  return parts.length ? parts.join(' · ') : 'always';
 }

@@ -4,6 +4,7 @@
  * last used; Disconnect (one, or every ticked one) revokes every token of that client for that person, so its
  * next call answers 401. An application named like a declared agent is marked as not being that agent.
  */
+import { ColumnHeads } from './parts.js';
 import type { FastifyInstance } from 'fastify';
 import { disconnectClient, listConnections, type Connection } from '../../auth/index.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
@@ -58,17 +59,7 @@ function Connections({ connections, agentNames, csrf }: { connections: Connectio
       <form method="post" action="/connections/disconnect">
         <input type="hidden" name="csrf" value={csrf} />
         <table class="stack">
-          <thead>
-            <tr>
-              <th scope="col">Application</th>
-              <th scope="col">Permissions</th>
-              <th scope="col">Connected</th>
-              <th scope="col">Last used</th>
-              <th scope="col">
-                <span class="visually-hidden">Action</span>
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Application', 'Permissions', 'Connected', 'Last used']} action="Action" />
           <tbody>
             {connections.map((connection) => (
               <tr key={connection.clientId}>

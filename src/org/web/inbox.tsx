@@ -2,7 +2,9 @@
  * GET /inbox and POST /inbox/resolve (DESIGN 4.4, 4.6): the decisions awaiting the signed-in person —
  * actions the runtime gate paused, over agents they are responsible for (all of them for an owner or
  * admin) — with the capability, agent, risk, reasons and the exact input, and Approve / Deny with an
- * optional note and "remember". A person may approve here what their own client asked for.
+ * optional note and "remember". A person may approve here what their own client asked for — unless the decision
+ * needs two or more people's approval (DESIGN 4.8): then it shows how many approved and who, the person the action
+ * was asked for and anyone who already approved are offered Deny only, and "remember" is not offered.
  *
  * Below them, the open questions agents asked on tasks in the person's spaces, each with an answer field
  * and Answer (POST /inbox/answer), answered exactly as `answer_task` does.
@@ -49,7 +51,9 @@ export function registerInboxPage(app: FastifyInstance, web: WebContext): void {
     const spaceIds = await listSpaceIdsOfPerson(ctx.db, session.person.id);
     const questions = await listOpenTaskQuestions(ctx.db, spaceIds);
 
-    const body = <Inbox pending={pending} waiting={waiting} contexts={contexts} questions={questions} recent={recent} done={done} csrf={csrf} />;
+    const body = (
+      <Inbox pending={pending} waiting={waiting} contexts={contexts} questions={questions} recent={recent} done={done} csrf={csrf} viewerId={session.person.id} />
+    );
     return sendPersonalPage(web, reply, session, csrf, 'Inbox', body, '/inbox');
   });
 
@@ -101,6 +105,23 @@ function endOfDay(date: string): string {
   return /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T23:59:59.999Z` : date;
 }
 
+/** "1 of 2 approvals: Ada (inbox), Bo (through Claude)": the two-person rule's count as a person reads it (DESIGN 4.8). */
+export function describeApprovals(decision: DecisionRecord): string {
+  const given = decision.approvals.map((approval) => `${approval.name} (${approval.client ? `through ${approval.client.name ?? 'a client without a name'}` : 'inbox'})`);
+  return `${decision.approvals.length} of ${decision.approvals_required} approvals${given.length ? `: ${given.join(', ')}` : ''}`;
+}
+
+/**
+ * Why the viewer may not approve a pending decision that needs several people, or nothing when they may: they
+ * approved already, or the action was asked for on their behalf (they may still deny it).
+ */
+export function approvalRefusal(decision: DecisionRecord, viewerId: string, askedForId: string | undefined): string | undefined {
+  if (decision.approvals_required < 2 || decision.status !== 'pending') return undefined;
+  if (decision.approvals.some((approval) => approval.person_id === viewerId)) return "You approved this: it waits for another person's approval.";
+  if (askedForId === viewerId) return 'This action was asked for on your behalf, so other people must approve it; you may deny it.';
+  return undefined;
+}
+
 /** "Ada, in the inbox" or "Ada, through the client Claude (client id …)". */
 export function describeResolver(by: ResolvedByRecord): string {
   if (by.via === 'inbox') return `${by.name}, in the inbox`;
@@ -117,9 +138,11 @@ interface InboxProps {
   recent: DecisionRecord[];
   done?: string;
   csrf: string;
+  /** The signed-in person: whether they may still approve a decision that needs several people. */
+  viewerId: string;
 }
 
-function Inbox({ pending, waiting, contexts, questions, recent, done, csrf }: InboxProps) {
+function Inbox({ pending, waiting, contexts, questions, recent, done, csrf, viewerId }: InboxProps) {
   return (
     <>
       <h1>Inbox</h1>
@@ -131,7 +154,9 @@ function Inbox({ pending, waiting, contexts, questions, recent, done, csrf }: In
         </p>
       ) : null}
       {pending.length ? (
-        pending.map((decision) => <PendingDecision key={decision.id} decision={decision} context={contexts.get(decision.id)} csrf={csrf} />)
+        pending.map((decision) => (
+          <PendingDecision key={decision.id} decision={decision} context={contexts.get(decision.id)} csrf={csrf} viewerId={viewerId} />
+        ))
       ) : (
         <p>Nothing is waiting for you.</p>
       )}
@@ -143,65 +168,104 @@ function Inbox({ pending, waiting, contexts, questions, recent, done, csrf }: In
   );
 }
 
-function PendingDecision({ decision, context, csrf }: { decision: DecisionRecord; context?: DecisionContext; csrf: string }) {
-  const id = decision.id;
+function PendingDecision({ decision, context, csrf, viewerId }: { decision: DecisionRecord; context?: DecisionContext; csrf: string; viewerId: string }) {
+  const refusal = approvalRefusal(decision, viewerId, context?.askedBy?.id);
   return (
     <section class="card" aria-label={`Decision ${decision.action.capability_name}`}>
       <h3>{decision.action.capability_name}</h3>
       <dl class="facts">
-        <dt>Capability</dt>
-        <dd>{decision.action.capability_key}</dd>
-        <dt>Agent</dt>
-        <dd>{decision.agent.name}</dd>
-        {context ? <AskedBy context={context} requestedAt={decision.requested_at} /> : null}
-        <dt>Risk</dt>
-        <dd>
-          <span class={`badge ${decision.risk}`}>{decision.risk}</span>
-        </dd>
-        <dt>Why it paused</dt>
-        <dd>
-          <ul>
-            {decision.reasons.map((reason, index) => (
-              <li key={index}>{reason}</li>
-            ))}
-          </ul>
-        </dd>
-        <dt>Arguments</dt>
-        <dd>
-          <pre>{JSON.stringify(decision.action.input, null, 2)}</pre>
-        </dd>
-        <dt>Expires</dt>
-        <dd>{formatTime(decision.expires_at)}</dd>
+        <DecisionFacts decision={decision} context={context} />
       </dl>
-      <form method="post" action="/inbox/resolve">
-        <input type="hidden" name="csrf" value={csrf} />
-        <input type="hidden" name="decision_id" value={id} />
-        <label for={`note-${id}`}>Note (optional)</label>
-        <textarea id={`note-${id}`} name="note" rows={2} maxlength={2000} />
-        <p class="check">
-          <input type="checkbox" id={`remember-${id}`} name="remember" value="1" />{' '}
-          <label class="inline" for={`remember-${id}`}>
-            Remember: let {decision.agent.name} do this without asking again
-          </label>
-        </p>
-        <p class="check">
-          <input type="checkbox" id={`same-${id}`} name="same_input" value="1" />{' '}
-          <label class="inline" for={`same-${id}`}>
-            Only with these exact arguments
-          </label>
-        </p>
-        <label for={`until-${id}`}>Remember until (optional)</label>
-        <input type="date" id={`until-${id}`} name="remember_until" />
-        <div class="actions">
+      <ResolveForm decision={decision} csrf={csrf} refusal={refusal} />
+    </section>
+  );
+}
+
+/** What a person weighs before deciding, as `dt`/`dd` pairs: the inbox's cards and the decision page (outcome.tsx). */
+export function DecisionFacts({ decision, context }: { decision: DecisionRecord; context?: DecisionContext }) {
+  return (
+    <>
+      <dt>Capability</dt>
+      <dd>{decision.action.capability_key}</dd>
+      <dt>Agent</dt>
+      <dd>{decision.agent.name}</dd>
+      {context ? <AskedBy context={context} requestedAt={decision.requested_at} /> : null}
+      <dt>Risk</dt>
+      <dd>
+        <span class={`badge ${decision.risk}`}>{decision.risk}</span>
+      </dd>
+      <dt>Why it paused</dt>
+      <dd>
+        <ul>
+          {decision.reasons.map((reason, index) => (
+            <li key={index}>{reason}</li>
+          ))}
+        </ul>
+      </dd>
+      <dt>Arguments</dt>
+      <dd>
+        <pre>{JSON.stringify(decision.action.input, null, 2)}</pre>
+      </dd>
+      {decision.approvals_required > 1 ? (
+        <>
+          <dt>Approvals</dt>
+          <dd>{describeApprovals(decision)}</dd>
+        </>
+      ) : null}
+      <dt>Expires</dt>
+      <dd>{formatTime(decision.expires_at)}</dd>
+    </>
+  );
+}
+
+/**
+ * Approve / Deny with an optional note and "remember", posted to /inbox/resolve. `refusal` says why this person may
+ * not approve (the two-person rule): they see why, and Deny only.
+ */
+export function ResolveForm({ decision, csrf, refusal }: { decision: DecisionRecord; csrf: string; refusal?: string }) {
+  const id = decision.id;
+  return (
+    <form method="post" action="/inbox/resolve">
+      {refusal ? <p role="note">{refusal}</p> : null}
+      <input type="hidden" name="csrf" value={csrf} />
+      <input type="hidden" name="decision_id" value={id} />
+      <label for={`note-${id}`}>Note (optional)</label>
+      <textarea id={`note-${id}`} name="note" rows={2} maxlength={2000} />
+      {/* A learned rule would let one person waive the two-person rule next time (decisions/resolve.ts). */}
+      {decision.approvals_required > 1 ? null : <RememberFields decision={decision} />}
+      <div class="actions">
+        {refusal ? null : (
           <button type="submit" name="outcome" value="approve">
             Approve
           </button>
-          <button type="submit" name="outcome" value="deny">
-            Deny
-          </button>
-        </div>
-      </form>
-    </section>
+        )}
+        <button type="submit" name="outcome" value="deny">
+          Deny
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function RememberFields({ decision }: { decision: DecisionRecord }) {
+  const id = decision.id;
+  return (
+    <>
+      <p class="check">
+        <input type="checkbox" id={`remember-${id}`} name="remember" value="1" />{' '}
+        <label class="inline" for={`remember-${id}`}>
+          Remember: let {decision.agent.name} do this without asking again
+        </label>
+      </p>
+      <p class="check">
+        <input type="checkbox" id={`same-${id}`} name="same_input" value="1" />{' '}
+        <label class="inline" for={`same-${id}`}>
+          Only with these exact arguments
+        </label>
+      </p>
+      <label for={`until-${id}`}>Remember until (optional)</label>
+      <input type="date" id={`until-${id}`} name="remember_until" />
+    </>
   );
 }
 
@@ -264,7 +328,10 @@ function RecentlyResolved({ decisions }: { decisions: DecisionRecord[] }) {
             <td data-label="Outcome">
               <span class={`badge ${decision.status}`}>{decision.status}</span>
             </td>
-            <td data-label="Resolved by">{decision.resolved_by ? describeResolver(decision.resolved_by) : 'nobody (it expired)'}</td>
+            <td data-label="Resolved by">
+              {decision.resolved_by ? describeResolver(decision.resolved_by) : 'nobody (it expired)'}
+              {decision.approvals_required > 1 ? `; ${describeApprovals(decision)}` : null}
+            </td>
             <td data-label="When">{formatTime(decision.resolved_at ?? decision.expires_at)}</td>
           </tr>
         ))}

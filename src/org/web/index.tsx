@@ -1,5 +1,5 @@
 /**
- * The people's web pages (DESIGN 4.6): home, sign-in, consent, the inbox, learned rules, connected apps, the account,
+ * The people's web pages (DESIGN 4.6): home, sign-in, joining by invitation, consent, the inbox, learned rules, connected apps, the account,
  * how to connect a client and the MCP tools reference. Server-rendered HTML (preact components, layout.tsx)
  * that works without JavaScript. Everything registered here shares one encapsulated scope carrying the cookie
  * and form parsers and the page security headers: framing is forbidden (`X-Frame-Options: DENY`, CSP
@@ -27,11 +27,15 @@ import { registerSignInPages } from './signin.js';
 import { registerHomePage } from './home.js';
 import { registerOperationPages } from './operations.js';
 import { registerAgentPages } from './agents.js';
+import { registerAgentManagement } from './agents-manage.js';
+import { registerCapabilityManagement } from './capabilities-manage.js';
 import { registerCapabilityPages } from './capabilities.js';
 import { registerToolsPage } from './tools-page.js';
 import { registerMemoryPages } from './memory.js';
 import { registerTaskPages } from './tasks.js';
 import { registerPeoplePage } from './people.js';
+import { registerEventPages } from './events.js';
+import { registerJoinPage } from './join.js';
 import type { OrgToolDefinition } from '../mcp/tools.js';
 
 /** `tools`: the org MCP tools the service serves, listed on `/docs`. */
@@ -92,9 +96,13 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerActivityPage(scope, web);
     registerOperationPages(scope, web);
     registerAgentPages(scope, web);
+    registerAgentManagement(scope, web);
     registerCapabilityPages(scope, web);
+    registerCapabilityManagement(scope, web);
     registerMemoryPages(scope, web);
     registerTaskPages(scope, web);
     registerPeoplePage(scope, web);
+    registerEventPages(scope, web);
+    registerJoinPage(scope, web);
   });
 }

@@ -18,8 +18,10 @@ export const CONSOLE_SECTIONS = [
   { path: '/memory', name: 'Memory' },
   { path: '/tasks', name: 'Tasks' },
   { path: '/people', name: 'People' },
+  // Where the organization's events go (web/events.tsx): owners and admins only, so only they are shown the link.
+  { path: '/events', name: 'Events', admins: true },
   { path: '/account', name: 'Account' },
-] as const;
+] as const satisfies readonly { path: string; name: string; admins?: boolean }[];
 
 export interface SignedIn {
   name: string;

@@ -1,17 +1,21 @@
 /**
- * GET /inbox/decisions/:id (issue 16 item 10): where Approve and Deny land — the decision as resolved and what
- * became of its action: the operation's status, then its result or error (bounded). While the action still
- * runs, the page refreshes itself every two seconds (a meta refresh: no JavaScript needed).
+ * GET /inbox/decisions/:id (issue 16 item 10, issue 20 item 5): the page an email links to, and where Approve and
+ * Deny land. A person not signed in is sent to sign in and brought back here. It shows what the person weighs
+ * (capability, agent, who asked, risk, reasons, arguments, expiry) with Approve and Deny while the decision is
+ * pending, then the decision as resolved and what became of its action: the operation's status, then its result or
+ * error (bounded). While the action still runs, the page refreshes itself every two seconds (a meta refresh: no
+ * JavaScript needed). A decision that needs several people's approval (DESIGN 4.8) shows how many approved and
+ * who, and tells the person who approved that it waits for another.
  */
 import type { FastifyInstance } from 'fastify';
 import { findOperation, toOperationRecord, type OperationRecord } from '../operations/operations.js';
 import { issueCsrfToken } from './csrf.js';
-import { describeResolver } from './inbox.js';
+import { approvalRefusal, DecisionFacts, describeResolver, ResolveForm } from './inbox.js';
 import { formatTime } from './format.js';
 import { sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
-import { decisionsFor, type DecisionRecord } from '../decisions/records.js';
+import { decisionContexts, decisionsFor, type DecisionContext, type DecisionRecord } from '../decisions/records.js';
 
 /** The most of a result the page shows; the rest is for `get_operation`. */
 const SHOWN_RESULT_CHARS = 4000;
@@ -46,13 +50,24 @@ export function registerOutcomePage(app: FastifyInstance, web: WebContext): void
     const row = await findOperation(ctx.db, decision.operation_id);
     const operation = row && toOperationRecord(row);
     const running = !!operation && RUNNING.includes(operation.status);
-    const body = <Outcome decision={decision} operation={operation || undefined} running={running} />;
+    const refusal = approvalRefusal(decision, session.person.id, row?.personId);
+    const context = (await decisionContexts(ctx.db, [decision.id])).get(decision.id);
+    const body = <Outcome decision={decision} context={context} operation={operation || undefined} running={running} csrf={csrf} refusal={refusal} />;
     if (running) reply.header('refresh', '2');
     return sendPersonalPage(web, reply, session, csrf, `Decision: ${decision.action.capability_name}`, body, '/inbox');
   });
 }
 
-function Outcome({ decision, operation, running }: { decision: DecisionRecord; operation?: OperationRecord; running: boolean }) {
+interface OutcomeProps {
+  decision: DecisionRecord;
+  context?: DecisionContext;
+  operation?: OperationRecord;
+  running: boolean;
+  csrf: string;
+  refusal?: string;
+}
+
+function Outcome({ decision, context, operation, running, csrf, refusal }: OutcomeProps) {
   const result = operation?.result === undefined ? undefined : JSON.stringify(operation.result, null, 2);
   return (
     <>
@@ -66,12 +81,7 @@ function Outcome({ decision, operation, running }: { decision: DecisionRecord; o
           {decision.resolved_by ? ` by ${describeResolver(decision.resolved_by)}` : null}
           {decision.resolved_at ? `, ${formatTime(decision.resolved_at)}` : null}
         </dd>
-        <dt>Agent</dt>
-        <dd>{decision.agent.name}</dd>
-        <dt>Arguments</dt>
-        <dd>
-          <pre>{JSON.stringify(decision.action.input, null, 2)}</pre>
-        </dd>
+        <DecisionFacts decision={decision} context={context} />
         <dt>Operation</dt>
         <dd>
           <code>{decision.operation_id}</code>
@@ -105,6 +115,8 @@ function Outcome({ decision, operation, running }: { decision: DecisionRecord; o
           </>
         ) : null}
       </dl>
+      {/* Everyone who may see a decision here may resolve it (decisionsFor is mayGovern). */}
+      {decision.status === 'pending' ? <ResolveForm decision={decision} csrf={csrf} refusal={refusal} /> : null}
       <p>
         <a href="/inbox">Back to the inbox</a>
       </p>

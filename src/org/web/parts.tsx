@@ -7,6 +7,7 @@ import type { FastifyReply } from 'fastify';
 import { Fragment, type VNode } from 'preact';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
+import type { RuleConditions } from '../gate/index.js';
 import { toIso } from '../../platform/time.js';
 import { id, text } from '../fields.js';
 import { listSpaces, listSpacesOfPerson, type Space } from '../spaces/records.js';
@@ -168,4 +169,49 @@ export function notFound(reply: FastifyReply, what: string, back: { href: string
       </>
     ),
   };
+}
+
+/**
+ * A rule's conditions in words beside the capability (which the capability's page already names); the rules page
+ * puts the capability in front.
+ */
+export function describeConditions(when: RuleConditions): string {
+  const list = (value: string | readonly string[]) => (typeof value === 'string' ? value : value.join(', '));
+  const parts: string[] = [];
+  if (when.agent !== undefined) parts.push(`agent ${list(when.agent)}`);
+  if (when.risk !== undefined) parts.push(`risk ${list(when.risk)}`);
+  if (when.weekdays) parts.push(`on ${when.weekdays.join(', ')}`);
+  if (when.hours) parts.push(`between ${when.hours}`);
+  if ((when.weekdays || when.hours) && when.timezone) parts.push(`(${when.timezone})`);
+  if (when.input !== undefined) {
+    const conditions = Array.isArray(when.input) ? when.input : [when.input];
+    // A learned rule bound to one approved input (path "") is not shown that input: it came from one space's work.
+    for (const condition of conditions) {
+      parts.push(condition.path === '' ? 'only the exact input that was approved' : `input ${condition.path} ${condition.op} ${(JSON.stringify(condition.value) ?? '').slice(0, 200)}`);
+    }
+  }
+  return parts.length ? parts.join(' · ') : 'always';
+}
+
+/**
+ * A table's header row: one column per name, then (with `action`) a last column for the row's buttons, named for
+ * screen readers only.
+ */
+export function ColumnHeads({ names, action }: { names: readonly string[]; action?: string }): VNode {
+  return (
+    <thead>
+      <tr>
+        {names.map((name) => (
+          <th key={name} scope="col">
+            {name}
+          </th>
+        ))}
+        {action ? (
+          <th scope="col">
+            <span class="visually-hidden">{action}</span>
+          </th>
+        ) : null}
+      </tr>
+    </thead>
+  );
 }

@@ -4,7 +4,7 @@ import type { ComponentChildren } from 'preact';
 import type { Queryable } from '../../platform/database.js';
 import type { OrgContext } from '../context.js';
 import { countPendingDecisions } from '../decisions/records.js';
-import type { Person } from '../people/records.js';
+import { isManager, type Person } from '../people/records.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
 import { countOpenTaskQuestions } from '../tasks/person.js';
 import { CONSOLE_SECTIONS, renderPage, type SignedIn } from './layout.js';
@@ -69,6 +69,7 @@ export async function sendPersonalPage(
 ): Promise<FastifyReply> {
   const pending = await countInboxItems(web.ctx.db, session.person);
   // Only the sections this service serves are linked: a console page not built in is not a dead link.
-  const sections = CONSOLE_SECTIONS.filter((section) => reply.server.hasRoute({ method: 'GET', url: section.path }));
+  const admin = isManager(session.person);
+  const sections = CONSOLE_SECTIONS.filter((section) => reply.server.hasRoute({ method: 'GET', url: section.path }) && (admin || !('admins' in section)));
   return sendPage(reply, reply.statusCode, title, body, { name: session.person.name, csrf, pending, current, sections });
 }

@@ -1,26 +1,46 @@
 /**
- * GET /rules and POST /rules/revoke (DESIGN 4.4, 4.6): the rules the organization learned from decisions
- * approved "and remembered", over agents the signed-in person governs, each with Revoke. The organization
- * file's own rules are not listed here: they change with the file.
+ * GET /rules and POST /rules/revoke (DESIGN 4.4, 4.6): the standing rules the gate applies (standing-rules.tsx:
+ * the organization file's and the console's, which owners and admins manage there), then the rules the
+ * organization learned from decisions approved "and remembered", over agents the signed-in person governs, each
+ * with Revoke.
  */
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { shadowFirings } from '../capabilities/verdicts.js';
 import { listLearnedRules, revokeLearnedRule, type LearnedRuleRecord } from '../rules/records.js';
-import { checkCsrfToken, issueCsrfToken } from './csrf.js';
+import { listStandingRules } from '../rules/standing.js';
+import { consolePage } from './console.js';
+import { checkCsrfToken } from './csrf.js';
 import { formatTime } from './format.js';
-import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
+import { ColumnHeads, optionalField } from './parts.js';
+import { formField, sendCsrfFailure, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
+import { registerStandingRulePages, RULES_DONE, SHADOW_DAYS, StandingRules } from './standing-rules.js';
+
+const rulesQuery = z.object({ done: optionalField(z.enum(Object.keys(RULES_DONE) as [string, ...string[]])) });
 
 export function registerRulesPage(app: FastifyInstance, web: WebContext): void {
   const { ctx, csrfKey } = web;
+  registerStandingRulePages(app, web);
 
-  app.get('/rules', async (request, reply) => {
-    const session = await currentSession(ctx, request);
-    if (!session) return reply.redirect(signInUrl('/rules'), 303);
-    const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
-    const rules = await listLearnedRules(ctx.db, session.person);
-    const body = <LearnedRules rules={rules} csrf={csrf} />;
-    return sendPersonalPage(web, reply, session, csrf, 'Learned rules', body);
+  consolePage(app, web, '/rules', rulesQuery, async (viewer, { query }) => {
+    const [standing, fired, learned] = await Promise.all([
+      listStandingRules(ctx.db),
+      shadowFirings(ctx.db, viewer.scope, null, SHADOW_DAYS),
+      listLearnedRules(ctx.db, viewer.person),
+    ]);
+    return {
+      title: 'Rules',
+      body: (
+        <>
+          <h1>Rules</h1>
+          {query.done ? <p role="status">{RULES_DONE[query.done]}</p> : null}
+          <StandingRules rules={standing} fired={fired} manager={viewer.scope.all} csrf={viewer.csrf} />
+          <LearnedRules rules={learned} csrf={viewer.csrf} />
+        </>
+      ),
+    };
   });
 
   app.post('/rules/revoke', async (request, reply) => {
@@ -36,22 +56,11 @@ export function registerRulesPage(app: FastifyInstance, web: WebContext): void {
 function LearnedRules({ rules, csrf }: { rules: LearnedRuleRecord[]; csrf: string }) {
   return (
     <>
-      <h1>Learned rules</h1>
+      <h2>Learned rules</h2>
       <p>Approving a decision with "remember" lets that agent run that capability without asking again. Revoke a rule to be asked again.</p>
       {rules.length ? (
         <table class="stack">
-          <thead>
-            <tr>
-              <th scope="col">Agent</th>
-              <th scope="col">Capability</th>
-              <th scope="col">Arguments</th>
-              <th scope="col">Until</th>
-              <th scope="col">Learned</th>
-              <th scope="col">
-                <span class="visually-hidden">Action</span>
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Agent', 'Capability', 'Arguments', 'Until', 'Learned']} action="Action" />
           <tbody>
             {rules.map((rule) => (
               <tr key={rule.id}>

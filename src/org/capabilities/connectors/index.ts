@@ -14,8 +14,14 @@ import { type ConnectorCall } from './call.js';
 
 export type Connector = ConnectorJson;
 
-export function runConnector(ctx: OrgContext, connector: Connector, call: ConnectorCall): Promise<RunnerOutcome> {
-  return connector.kind === 'webhook' ? runWebhook(connector, call) : runContentAction(ctx, connector, call);
+/** A capability's connector and the signing secret the server generated for it (null when `secret_env` names one). */
+export interface Connected {
+  connector: Connector;
+  signingSecret: string | null;
+}
+
+export function runConnector(ctx: OrgContext, { connector, signingSecret }: Connected, call: ConnectorCall): Promise<RunnerOutcome> {
+  return connector.kind === 'webhook' ? runWebhook(connector, signingSecret, call) : runContentAction(ctx, connector, call);
 }
 
 /**

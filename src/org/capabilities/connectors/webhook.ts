@@ -1,14 +1,22 @@
 /**
  * The `webhook` connector (DESIGN 4.2): POSTs `{type: "capability", operation_id, decision_id, capability,
- * agent, space_id, input}` to the capability's URL, signed with the secret named by `secret_env`
- * (`whsec_…`, Standard Webhooks). A 2xx answer is the operation's result `{status, body}`.
+ * agent, space_id, input}` to the capability's URL, signed (`whsec_…`, Standard Webhooks) with the secret named by
+ * `secret_env` when the connector names one (the file's way), else with the one the server generated when the
+ * capability was made on the console, else unsigned. A 2xx answer is the operation's result `{status, body}`.
  */
 import { Webhook } from 'standardwebhooks';
 import { failure, type RunnerOutcome } from '../../operations/operations.js';
 import { describeRefusal, parseAnswer, postSigned } from '../../../platform/outbound.js';
 import { CONNECTOR_RETRY_WINDOW_MS, CONNECTOR_TIMEOUT_MS, type ConnectorCall } from './call.js';
 
-export async function runWebhook(connector: { url: string; secret_env?: string }, call: ConnectorCall): Promise<RunnerOutcome> {
+type WebhookConnector = { url: string; secret_env?: string };
+
+/** The secret that signs the call: `secret_env`'s value when named, else the generated one (null: unsigned). */
+function signingSecretOf(connector: WebhookConnector, generated: string | null): string | undefined {
+  return connector.secret_env ? process.env[connector.secret_env] : (generated ?? undefined);
+}
+
+export async function runWebhook(connector: WebhookConnector, generatedSecret: string | null, call: ConnectorCall): Promise<RunnerOutcome> {
   const body = JSON.stringify({
     type: 'capability',
     operation_id: call.operationId,
@@ -20,7 +28,7 @@ export async function runWebhook(connector: { url: string; secret_env?: string }
   });
   const problem = webhookProblem(connector);
   if (problem) return { status: 'failed', error: failure('connector_failed', problem) };
-  const secret = connector.secret_env ? process.env[connector.secret_env] : undefined;
+  const secret = signingSecretOf(connector, generatedSecret);
   const deadline = Date.now() + CONNECTOR_RETRY_WINDOW_MS;
   for (;;) {
     // The action is sent once: every outcome but a 429 or 503 naming when to come back ends the run here.
@@ -34,7 +42,7 @@ export async function runWebhook(connector: { url: string; secret_env?: string }
 }
 
 /** Why this webhook connector cannot run as configured — a URL that is not http(s), a secret unset or invalid — or undefined. */
-export function webhookProblem(connector: { url: string; secret_env?: string }): string | undefined {
+export function webhookProblem(connector: WebhookConnector): string | undefined {
   let url: URL | undefined;
   try {
     url = new URL(connector.url);

@@ -1,0 +1,87 @@
+/**
+ * Roles from the console (issue 20 item 1): an owner gives any role; an admin gives admin or member but never makes,
+ * changes or removes an owner; the organization always keeps an owner; a person the organization file declares is
+ * changed only there (409 naming the file, and no controls on the page).
+ */
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engines } from '../helpers/databases.js';
+import { csrfOf, startManageOrg, type ManageOrg } from '../helpers/people-org.js';
+
+describe.each(engines)('roles on %s', (engine) => {
+  let m: ManageOrg;
+  let ownerId: string;
+  beforeAll(async () => {
+    m = await startManageOrg(engine);
+    [{ id: ownerId }] = await m.org.service.database.rows<{ id: string }>(sql`SELECT id FROM people WHERE role = 'owner'`);
+  });
+  afterAll(async () => {
+    await m?.close();
+  });
+
+  const role = async (by: ManageOrg['owner'], personId: string, to: string) =>
+    by.post('/people/role', { csrf: await csrfOf(by), person_id: personId, role: to });
+  const roleOf = async (personId: string) =>
+    (await m.org.service.database.rows<{ role: string }>(sql`SELECT role FROM people WHERE id = ${personId}`))[0].role;
+
+  it('refuses to leave the organization without an owner', async () => {
+    const demote = await role(m.owner, ownerId, 'admin');
+    expect(demote.status).toBe(409);
+    expect(demote.text).toContain('Owner is the only owner: make someone else an owner before you change their role');
+    const remove = await m.owner.post('/people/remove', { csrf: await csrfOf(m.owner), person_id: ownerId, confirm: 'yes' });
+    expect(remove.status).toBe(409);
+    expect(remove.text).toContain('Owner is the only owner: make someone else an owner before you remove them');
+    expect(await roleOf(ownerId)).toBe('owner');
+  });
+
+  it('lets an owner make an admin, and an admin manage members and admins but never owners', async () => {
+    const ada = await m.addPerson({ email: 'ada@example.com', name: 'Ada Admin' });
+    const made = await role(m.owner, ada.id, 'admin');
+    expect(made.status).toBe(303);
+    expect(made.headers.get('location')).toBe('/people?done=role');
+    const [entry] = await m.activity('person.role_changed');
+    expect(entry).toMatchObject({ person_id: ownerId, subject: ada.id, summary: "changed Ada Admin's role from member to admin", details: { from: 'member', to: 'admin' } });
+
+    const mo = await m.addPerson({ email: 'mo@example.com', name: 'Mo Member' });
+    expect((await role(ada.browser, mo.id, 'admin')).status).toBe(303);
+    expect((await role(ada.browser, mo.id, 'member')).status).toBe(303);
+    const toOwner = await role(ada.browser, mo.id, 'owner');
+    expect(toOwner.status).toBe(403);
+    expect(toOwner.text).toContain('as an admin you cannot make or change an owner: ask an owner');
+    const demoteOwner = await role(ada.browser, ownerId, 'member');
+    expect(demoteOwner.status).toBe(403);
+    const removeOwner = await ada.browser.post('/people/remove', { csrf: await csrfOf(ada.browser), person_id: ownerId, confirm: 'yes' });
+    expect(removeOwner.status).toBe(403);
+    const inviteOwner = await m.invite(ada.browser, { email: 'olive@example.com', name: 'Olive', role: 'owner' });
+    expect(inviteOwner.status).toBe(403);
+    expect([await roleOf(mo.id), await roleOf(ownerId)]).toEqual(['member', 'owner']);
+    // The page offers an admin only what they may do.
+    const page = await ada.browser.get('/people');
+    expect(page.text).toContain('Only an owner changes an owner.');
+    expect(page.text).not.toContain('<option value="owner"');
+  });
+
+  it('lets the last owner step down once another owner exists', async () => {
+    const oz = await m.addPerson({ email: 'oz@example.com', name: 'Oz Owner' });
+    expect((await role(m.owner, oz.id, 'owner')).status).toBe(303);
+    expect((await role(m.owner, ownerId, 'admin')).status).toBe(303);
+    expect(await roleOf(ownerId)).toBe('admin');
+    const back = await role(oz.browser, ownerId, 'owner');
+    expect(back.status).toBe(303);
+  });
+
+  it("refuses to change a person the organization file declares, and shows no controls for them", async () => {
+    const fay = await m.addPerson({ email: 'fay@example.com', name: 'Fay File' });
+    await m.org.service.database.rows(sql`UPDATE people SET managed_by = 'file' WHERE id = ${fay.id}`);
+    const changed = await role(m.owner, fay.id, 'admin');
+    expect(changed.status).toBe(409);
+    expect(changed.text).toContain('Fay File is managed by the organization file (org.yaml): change it there and apply the file again (npx atrium org apply)');
+    const removed = await m.owner.post('/people/remove', { csrf: await csrfOf(m.owner), person_id: fay.id, confirm: 'yes' });
+    expect(removed.status).toBe(409);
+    const page = await m.owner.get('/people');
+    const row = page.text.slice(page.text.indexOf('Fay File'), page.text.indexOf('</tr>', page.text.indexOf('Fay File')));
+    expect(row).toContain('from org.yaml');
+    expect(row).not.toContain('Change role');
+    expect(await roleOf(fay.id)).toBe('member');
+  });
+});
