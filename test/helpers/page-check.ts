@@ -39,10 +39,28 @@ export async function checkPage(page: Page, target: PageTarget, name: string): P
     if (typeof target === 'string') await page.goto(target);
     else await target(page);
     await page.waitForLoadState('load');
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
+    await screenshot(page, path.join(SCREENSHOTS, `${name}-${label}.png`));
     for (const problem of [...(await seriousViolations(page)), ...(await sidewaysScroll(page))]) problems.push(`${name} at ${width} px: ${problem}`);
   }
   if (problems.length) throw new Error(`${problems.length} problem(s) on ${name}:\n${problems.join('\n')}`);
+}
+
+/**
+ * A full-page screenshot. Headless Chromium now and then answers Page.captureScreenshot with "Unable to capture
+ * screenshot" when the machine is loaded (a compositor frame not ready; seen once in CI on a page that does not
+ * change). The screenshot is for a person to look at, not an assertion, so that one answer is retried a few times
+ * after a frame; any other error, or the same one a fourth time, still fails the test.
+ */
+async function screenshot(page: Page, file: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.screenshot({ path: file, fullPage: true });
+      return;
+    } catch (error) {
+      if (attempt >= 4 || !String(error).includes('Unable to capture screenshot')) throw error;
+      await page.waitForTimeout(250 * attempt);
+    }
+  }
 }
 
 /**
