@@ -88,9 +88,9 @@ async function serveContent(options: Extract<ChildOptions, { kind: 'content' }>)
 /** The per-request construction the endpoint does, timed in a loop (after a warm-up). */
 async function perRequestCost(ctx: Parameters<typeof contentMcpEndpoint>[0]): Promise<number> {
   const newServer = createServerFactory(contentMcpEndpoint(ctx));
-  const session = { id: 'x', server: 'content', protocolVersion: PROTOCOL, clientName: 'bench', clientVersion: null, principal: null, lastSeenAt: '' };
+  const client = { protocolVersion: PROTOCOL, name: 'bench', version: null, capabilities: {} };
   const once = async () => {
-    const server = newServer({ session, principal: undefined, http: {} });
+    const server = newServer({ client, principal: undefined, http: {} });
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);
     await server.close();

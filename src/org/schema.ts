@@ -45,6 +45,14 @@ export const organization = pgTable('organization', {
    * of that risk, such as `{critical: 2}`; a tier not named needs one.
    */
   approvalsByRisk: jsonb('approvals_by_risk').$type<Partial<Record<'low' | 'medium' | 'high' | 'critical', number>>>().notNull().default({}),
+  /**
+   * Risk tiers whose decisions an AI client may not resolve over MCP (DESIGN 4.9, issue 21 item 5):
+   * `resolve_decision` hands such a decision to the person's browser (its decision page) instead, whatever
+   * scopes the client holds.
+   */
+  decideInBrowser: jsonb('decide_in_browser').$type<Array<'low' | 'medium' | 'high' | 'critical'>>().notNull().default([]),
+  /** Whether an MCP App may resolve a decision inside the AI client (issue 21 item 4); otherwise it opens the decision page. */
+  inAppDecisions: boolean('in_app_decisions').notNull().default(false),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

@@ -38,6 +38,11 @@ export const mcpSessions = pgTable('mcp_sessions', {
   protocolVersion: text('protocol_version').notNull(),
   clientName: text('client_name').notNull(),
   clientVersion: text('client_version'),
+  /**
+   * The capabilities the client declared in `initialize` (2025 revisions), so any process can tell whether this
+   * session's client takes tasks or URL-mode elicitation (issue 21); `{}` for sessions from before.
+   */
+  clientCapabilities: jsonb('client_capabilities').$type<Record<string, unknown>>().notNull().default({}),
   /** Who the session acts for, when the server authenticates a principal (the org server's token subject). */
   principal: text('principal'),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/server';
 import type { HttpServer } from '../../platform/http.js';
-import { registerMcpEndpoint, type McpCall, type McpEndpointOptions, type McpSession } from '../../platform/mcp/index.js';
+import { registerMcpEndpoint, type McpCall, type McpClient, type McpEndpointOptions } from '../../platform/mcp/index.js';
 import type { Actor } from '../actor.js';
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
@@ -61,16 +61,17 @@ export function contentMcpEndpoint(ctx: ContentContext): McpEndpointOptions<void
   };
 }
 
-function installToolHandlers(server: Server, registry: ToolRegistry, ctx: ContentContext, { session }: McpCall<void>): void {
-  const call = { ctx, actor: agentActor(session) };
+function installToolHandlers(server: Server, registry: ToolRegistry, ctx: ContentContext, { client }: McpCall<void>): void {
+  const call = { ctx, actor: agentActor(client) };
   server.setRequestHandler('tools/list', () => ({ tools: registry.tools }));
   server.setRequestHandler('tools/call', (request) => registry.call(request.params.name, request.params.arguments, call));
 }
 
 /**
  * DESIGN 3: MCP writes are recorded as `actor_type: agent` with `actor_id` = the `clientInfo.name` sent in
- * `initialize`, cut to the 200 characters an actor id may have (DESIGN 3, Actor).
+ * `initialize` (or, in `2026-07-28`, in the request's `_meta`), cut to the 200 characters an actor id may have
+ * (DESIGN 3, Actor).
  */
-export function agentActor(session: McpSession): Actor {
-  return { actor_id: session.clientName.trim().slice(0, 200) || 'unnamed-mcp-client', actor_type: 'agent' };
+export function agentActor(client: Pick<McpClient, 'name'>): Actor {
+  return { actor_id: client.name.trim().slice(0, 200) || 'unnamed-mcp-client', actor_type: 'agent' };
 }

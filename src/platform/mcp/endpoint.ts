@@ -35,9 +35,24 @@ import { allowedHostnames, checkHostAndOrigin, type AllowedHostsSource } from '.
 import { RPC, sendRpcError } from './json-rpc.js';
 import { SessionStore, type McpSession } from './sessions.js';
 
+/**
+ * The client behind a request and the protocol revision it speaks. A 2025 revision's client is known from its
+ * session (what it sent in `initialize`); a `2026-07-28` client sends the same facts in every request's `_meta`.
+ */
+export interface McpClient {
+  protocolVersion: string;
+  /** `clientInfo.name`, self-reported: for display and records, never for decisions. */
+  name: string;
+  version: string | null;
+  /** The capabilities the client declared: whether it takes tasks, URL-mode elicitation, MCP Apps, … */
+  capabilities: Record<string, unknown>;
+}
+
 /** What a request's handlers know about who is calling. */
 export interface McpCall<Principal> {
-  session: McpSession;
+  /** The protocol session, for the 2025 revisions; `2026-07-28` has none. */
+  session?: McpSession;
+  client: McpClient;
   principal: Principal;
   /**
    * A handler may set the HTTP status of a JSON answer: the org server answers 500 when a tool outruns its
@@ -158,7 +173,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
         return sendRpcError(reply, 400, RPC.invalidParams, 'Invalid initialize request: params need protocolVersion, capabilities and clientInfo', idOf(initialize));
       }
       const session = await startSession(initialize as unknown as InitializeRequest, principal);
-      const response = await serve(request, reply, { session, principal, http: {} }, { mode, body });
+      const response = await serve(request, reply, sessionCall(session, principal), { mode, body });
       // The session exists only if the client was told about it.
       if (response.ok) reply.header('mcp-session-id', session.id);
       else await sessions.end(session.id);
@@ -170,7 +185,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
     }
     const session = await sessionOf(request, reply);
     if (!session) return reply;
-    return reply.send(await serve(request, reply, { session, principal, http: {} }, { mode, body }));
+    return reply.send(await serve(request, reply, sessionCall(session, principal), { mode, body }));
   }
 
   function startSession(initialize: InitializeRequest, principal: Principal): Promise<McpSession> {
@@ -181,6 +196,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
       protocolVersion: negotiated,
       clientName: initialize.params.clientInfo.name,
       clientVersion: initialize.params.clientInfo.version,
+      clientCapabilities: initialize.params.capabilities as Record<string, unknown>,
       principal: principalId(principal),
     });
   }
@@ -188,7 +204,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
   async function handleGet(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const session = await sessionOf(request, reply);
     if (!session) return reply;
-    const response = await serve(request, reply, { session, principal: principals.get(request) as Principal, http: {} }, { mode: 'sse' });
+    const response = await serve(request, reply, sessionCall(session, principals.get(request) as Principal), { mode: 'sse' });
     // Nothing may be written on this stream for a long while; an opening comment flushes the headers now.
     return reply.send(response.ok && response.body ? withOpeningComment(response) : response);
   }
@@ -196,7 +212,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
   async function handleDelete(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const session = await sessionOf(request, reply);
     if (!session) return reply;
-    const response = await serve(request, reply, { session, principal: principals.get(request) as Principal, http: {} }, { mode: 'json' });
+    const response = await serve(request, reply, sessionCall(session, principals.get(request) as Principal), { mode: 'json' });
     if (response.ok) await sessions.end(session.id);
     return reply.send(response);
   }
@@ -244,6 +260,11 @@ export function createServerFactory<Principal>(
     options.installHandlers(server, call);
     return server;
   };
+}
+
+function sessionCall<Principal>(session: McpSession, principal: Principal): McpCall<Principal> {
+  const client = { protocolVersion: session.protocolVersion, name: session.clientName, version: session.clientVersion, capabilities: session.clientCapabilities };
+  return { session, client, principal, http: {} };
 }
 
 interface TransportInit {

@@ -29,5 +29,4 @@
  * mode from Accept (JSON or SSE; 406 when neither), a GET stream for server messages, and a fresh stateless
  * SDK transport and `Server` per request, answered through `reply.send` so Fastify's hooks run.
  */
-export { registerMcpEndpoint, type McpCall, type McpEndpointOptions } from './endpoint.js';
-export type { McpSession } from './sessions.js';
+export { registerMcpEndpoint, type McpCall, type McpClient, type McpEndpointOptions } from './endpoint.js';

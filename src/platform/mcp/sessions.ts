@@ -19,6 +19,8 @@ export interface McpSession {
   /** `clientInfo.name` from `initialize`; the content server records writes under it. */
   clientName: string;
   clientVersion: string | null;
+  /** `capabilities` from `initialize`: whether the client takes tasks, elicitation, … (issue 21). */
+  clientCapabilities: Record<string, unknown>;
   /** Who the session acts for, when the endpoint authenticates a principal; later requests must be theirs. */
   principal: string | null;
   lastSeenAt: string;
@@ -29,6 +31,7 @@ export interface NewSession {
   protocolVersion: string;
   clientName: string;
   clientVersion?: string;
+  clientCapabilities?: Record<string, unknown>;
   principal: string | null;
 }
 
@@ -49,6 +52,7 @@ export async function createSession(db: Queryable, session: NewSession): Promise
       protocolVersion: session.protocolVersion,
       clientName: session.clientName,
       clientVersion: session.clientVersion ?? null,
+      clientCapabilities: session.clientCapabilities ?? {},
       principal: session.principal,
     })
     .returning();
@@ -103,6 +107,7 @@ function toSession(row: typeof mcpSessions.$inferSelect): McpSession {
     protocolVersion: row.protocolVersion,
     clientName: row.clientName,
     clientVersion: row.clientVersion,
+    clientCapabilities: row.clientCapabilities,
     principal: row.principal,
     lastSeenAt: toIso(row.lastSeenAt),
   };
