@@ -13,7 +13,7 @@ import { differsFromExcluded, upsertOutcome, type UpsertOutcome } from '../../pl
 import { newSigningSecret } from '../../platform/webhook-signature.js';
 import { recordActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
-import { isManager } from '../people/records.js';
+import { assertManager } from '../people/manage.js';
 import { newId } from '../ids.js';
 import { envName, httpUrl, key } from '../org-file/schema.js';
 import { eventDeliveries, eventEndpoints } from '../schema.js';
@@ -73,7 +73,7 @@ export interface EndpointEditor {
 
 /** Owners and admins manage where the organization's events go; members do not (they are sent to other tools). */
 export function assertManagesEndpoints(person: { role: string }): void {
-  if (!isManager(person)) throw orgErrors.forbidden('only owners and admins manage event endpoints');
+  assertManager(person, 'event endpoints');
 }
 
 export async function listEndpoints(db: Queryable): Promise<EndpointRecord[]> {

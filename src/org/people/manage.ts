@@ -26,8 +26,8 @@ export const ROLES_GIVEN_BY: Record<Role, readonly Role[]> = {
 };
 
 /** Owners and admins manage the organization; anyone else is refused every change. */
-export function assertManager(actor: Person): void {
-  if (!isManager(actor)) throw orgErrors.forbidden('only owners and admins manage the organization');
+export function assertManager(actor: { role: string }, what = 'the organization'): void {
+  if (!isManager(actor)) throw orgErrors.forbidden(`only owners and admins manage ${what}`);
 }
 
 /** Refuses giving or taking `role` when the actor may not (an admin and an owner's role). */

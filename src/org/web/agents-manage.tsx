@@ -15,7 +15,8 @@ import { text } from '../fields.js';
 import { fileFields } from '../org-file/schema.js';
 import { AUTONOMY } from './agents.js';
 import { consolePage, type ConsolePage } from './console.js';
-import { FormProblems, SecretChoiceFields, afterSave, handleForm, managementPost, orgFileName, requireManager } from './manage.js';
+import { assertManager } from '../people/manage.js';
+import { FormProblems, SecretChoiceFields, afterSave, handleForm, managementPost, orgFileName } from './manage.js';
 import { noQuery } from './operations.js';
 import { formField, type WebContext } from './respond.js';
 import { notFound } from './parts.js';
@@ -123,7 +124,7 @@ export function registerAgentManagement(app: FastifyInstance, web: WebContext): 
     afterSave(result, { name, href: `/agents/${result.id}`, receiver: "the agent's receiver" }, reply);
 
   consolePage(app, web, '/agents/new', noQuery, async ({ person, csrf }) => {
-    requireManager(person, 'agents');
+    assertManager(person, 'agents');
     return formPage({ csrf, values: { autonomy: '1', secret: 'generate' } });
   });
 
@@ -134,7 +135,7 @@ export function registerAgentManagement(app: FastifyInstance, web: WebContext): 
   );
 
   consolePage<typeof noQuery, { id: string }>(app, web, '/agents/:id/edit', noQuery, async ({ person, csrf }, { params, reply }) => {
-    requireManager(person, 'agents');
+    assertManager(person, 'agents');
     const agent = await editable(params.id);
     if (!agent) return notFound(reply, 'agent', { href: '/agents', name: 'agents' });
     return formPage({ csrf, values: valuesOf(agent), agent });

@@ -16,7 +16,8 @@ import { orgErrors } from '../errors.js';
 import { jsonObject, text } from '../fields.js';
 import { fileFields } from '../org-file/schema.js';
 import { consolePage, type ConsolePage } from './console.js';
-import { FormProblems, SecretChoiceFields, afterSave, handleForm, managementPost, orgFileName, requireManager } from './manage.js';
+import { assertManager } from '../people/manage.js';
+import { FormProblems, SecretChoiceFields, afterSave, handleForm, managementPost, orgFileName } from './manage.js';
 import { noQuery } from './operations.js';
 import { notFound } from './parts.js';
 import { formField, type WebContext } from './respond.js';
@@ -160,7 +161,7 @@ export function registerCapabilityManagement(app: FastifyInstance, web: WebConte
     afterSave(result, { name: key, href: `/capabilities/${result.id}`, receiver: "the webhook's receiver" }, reply);
 
   consolePage(app, web, '/capabilities/new', noQuery, async ({ person, csrf }) => {
-    requireManager(person, 'capabilities');
+    assertManager(person, 'capabilities');
     return formPage({ csrf, values: { risk: 'medium', cost: '0', connector: 'webhook', secret: 'generate' } });
   });
 
@@ -171,7 +172,7 @@ export function registerCapabilityManagement(app: FastifyInstance, web: WebConte
   );
 
   consolePage<typeof noQuery, { id: string }>(app, web, '/capabilities/:id/edit', noQuery, async ({ person, csrf }, { params, reply }) => {
-    requireManager(person, 'capabilities');
+    assertManager(person, 'capabilities');
     const capability = await editable(params.id);
     if (!capability) return notFound(reply, 'capability', { href: '/capabilities', name: 'capabilities' });
     return formPage({ csrf, values: valuesOf(capability), capability });

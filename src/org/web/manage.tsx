@@ -9,19 +9,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import type { z } from 'zod';
 import { isAppError } from '../../platform/errors.js';
-import { orgErrors } from '../errors.js';
 import type { OrgConfig } from '../../config.js';
-import { isManager, type Person } from '../people/records.js';
+import { assertManager } from '../people/manage.js';
 import type { SecretChoice } from '../signing-secrets.js';
 import { scopeOf, type ConsolePage, type Viewer } from './console.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
-
-export function requireManager(person: Person, what: string): void {
-  if (!isManager(person)) throw orgErrors.forbidden(`only owners and admins manage ${what}`);
-}
 
 /** The organization file's name as the console shows it: ATRIUM_ORG_FILE's, or org.yaml. */
 export function orgFileName(config: OrgConfig): string {
@@ -152,7 +147,7 @@ export function managementPost<Params extends Record<string, string>>(
     // After signing in the person lands on the section, not on a form post that cannot be replayed.
     if (!session) return reply.redirect(signInUrl(`/${route.split('/')[1]}`), 303);
     if (!checkCsrfToken(web.ctx, web.csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
-    requireManager(session.person, what);
+    assertManager(session.person, what);
     const csrf = issueCsrfToken(web.ctx, web.csrfKey, request, reply, session);
     const viewer: Viewer = { session, person: session.person, scope: await scopeOf(web, session.person), csrf };
     const result = await handle(viewer, { body: request.body, params: request.params as Params, request, reply });
