@@ -1,0 +1,169 @@
+/**
+ * Operations as MCP tasks (issue 21 item 2, DESIGN 4.9), through the official TypeScript client speaking 2025-11-25:
+ * a task-augmented execute_capability answers its operation as a task at once; the task is input_required while a
+ * person decides (its message names the decision and its page), completed with get_operation's result once approved,
+ * failed when denied, cancelled on tasks/cancel; tasks/list pages the person's own. A 2025-06-18 client sees today's
+ * behaviour.
+ */
+import { Client, ProtocolError, specTypeSchemas, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engines } from '../helpers/databases.js';
+import { BEA, CY, startMailOrg, type MailOrg } from '../helpers/mail-org.js';
+import { OWNER } from '../helpers/org.js';
+import type { OrgMcp } from '../helpers/org-mcp.js';
+
+type TaskClient = Client;
+
+const taskMethods = (client: TaskClient) => ({
+  get: (taskId: string) => client.request({ method: 'tasks/get', params: { taskId } }, specTypeSchemas.GetTaskResult),
+  result: (taskId: string) => client.request({ method: 'tasks/result', params: { taskId } }, specTypeSchemas.CallToolResult),
+  list: (cursor?: string) => client.request({ method: 'tasks/list', params: cursor ? { cursor } : {} }, specTypeSchemas.ListTasksResult),
+  cancel: (taskId: string) => client.request({ method: 'tasks/cancel', params: { taskId } }, specTypeSchemas.CancelTaskResult),
+});
+
+/** Polls tasks/get until the task leaves `working`. */
+async function awaitTaskStatus(client: TaskClient, taskId: string, attempts = 200) {
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    const task = await taskMethods(client).get(taskId);
+    if (task.status !== 'working') return task;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`task ${taskId} stayed working`);
+}
+
+async function refusal(promise: Promise<unknown>): Promise<ProtocolError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ProtocolError);
+  return error as ProtocolError;
+}
+
+describe.each(engines)('operations as MCP tasks (%s)', (engine) => {
+  let mail: MailOrg;
+  let bea: OrgMcp;
+  let owner: OrgMcp;
+  let wire: (amount: number) => Promise<CallToolResult & { task?: any }>;
+  beforeAll(async () => {
+    mail = await startMailOrg(engine);
+    bea = await mail.connect(BEA, 'Bea phone');
+    owner = await mail.connect(OWNER, 'Owner desk');
+    wire = async (amount) =>
+      (await bea.client.callTool({
+        name: 'execute_capability',
+        arguments: { capability_id: mail.wireMoney, input: { amount }, space_id: mail.general },
+        task: { ttl: 60_000 },
+      })) as CallToolResult & { task?: any };
+  });
+  afterAll(async () => {
+    await mail?.close();
+  });
+
+  it('declares tasks to a 2025-11-25 client, and the three work tools as optionally tasks', async () => {
+    expect(bea.client.getNegotiatedProtocolVersion?.() ?? '2025-11-25').toBe('2025-11-25');
+    expect(bea.client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    const { tools } = await bea.client.listTools();
+    const taskTools = tools.filter((tool) => (tool as { execution?: { taskSupport?: string } }).execution?.taskSupport === 'optional');
+    expect(taskTools.map((tool) => tool.name).sort()).toEqual(['ask', 'execute_capability', 'message_agent']);
+  });
+
+  it('answers a paused action as an input_required task naming the decision, and completes it once a person approves', async () => {
+    const created = await wire(40);
+    const taskId = created.task.taskId;
+    expect(created.task).toMatchObject({ taskId: expect.stringMatching(/^op_/), ttl: null, pollInterval: 2000 });
+    expect(['working', 'input_required']).toContain(created.task.status);
+    // The tool's usual answer rides along, for a host that reads the content.
+    expect(JSON.parse((created.content[0] as { text: string }).text).operation_id).toBe(taskId);
+
+    const waiting = await awaitTaskStatus(bea.client, taskId);
+    const operation = await bea.callOk('get_operation', { operation_id: taskId });
+    expect(operation.status).toBe('paused');
+    expect(waiting).toMatchObject({
+      taskId,
+      status: 'input_required',
+      statusMessage: `Waiting for a person's decision ${operation.decision_id}: ${mail.org.url}/inbox/decisions/${operation.decision_id}`,
+    });
+
+    await owner.callOk('resolve_decision', { decision_id: operation.decision_id, outcome: 'approve' });
+    const result = await taskMethods(bea.client).result(taskId);
+    const done = await bea.callOk('get_operation', { operation_id: taskId });
+    expect(done.status).toBe('succeeded');
+    expect(result.structuredContent).toEqual(done);
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(done);
+    expect(result._meta?.['io.modelcontextprotocol/related-task']).toEqual({ taskId });
+    expect(await taskMethods(bea.client).get(taskId)).toMatchObject({ status: 'completed' });
+    expect(mail.bank.calls.some((call) => JSON.parse(call.body).input?.amount === 40 || call.body.includes('"amount":40'))).toBe(true);
+  });
+
+  it('fails the task when the person denies, with the reason in its message', async () => {
+    const { task } = await wire(41);
+    const waiting = await awaitTaskStatus(bea.client, task.taskId);
+    expect(waiting.status).toBe('input_required');
+    const { decision_id } = await bea.callOk('get_operation', { operation_id: task.taskId });
+    await owner.callOk('resolve_decision', { decision_id, outcome: 'deny', note: 'not this month' });
+    const failed = await taskMethods(bea.client).get(task.taskId);
+    expect(failed).toMatchObject({ status: 'failed', statusMessage: 'denied: a person denied the action: not this month' });
+    const result = await taskMethods(bea.client).result(task.taskId);
+    expect(result.structuredContent).toMatchObject({ operation_id: task.taskId, status: 'failed', error: { code: 'denied' } });
+  });
+
+  it('cancels a waiting task, and refuses to cancel it again', async () => {
+    const { task } = await wire(42);
+    await awaitTaskStatus(bea.client, task.taskId);
+    const cancelled = await taskMethods(bea.client).cancel(task.taskId);
+    expect(cancelled).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
+    expect((await bea.callOk('get_operation', { operation_id: task.taskId })).status).toBe('cancelled');
+    const again = await refusal(taskMethods(bea.client).cancel(task.taskId));
+    expect(again.code).toBe(-32602);
+    expect(again.message).toContain("Cannot cancel task: already in terminal status 'cancelled'");
+  });
+
+  it("lists the person's tasks newest first, and keeps them from anyone else", async () => {
+    const { tasks, nextCursor } = await taskMethods(bea.client).list();
+    expect(nextCursor).toBeUndefined();
+    expect(tasks.length).toBeGreaterThanOrEqual(3);
+    expect(tasks.slice(0, 3).map((task) => task.status)).toEqual(['cancelled', 'failed', 'completed']);
+    const created = tasks.map((task) => task.createdAt);
+    expect([...created].sort().reverse()).toEqual(created);
+
+    const cy = await mail.connect(CY, 'Cy laptop');
+    expect((await taskMethods(cy.client).list()).tasks).toEqual([]);
+    expect((await refusal(taskMethods(cy.client).get(tasks[0].taskId))).code).toBe(-32602);
+    expect((await refusal(taskMethods(cy.client).cancel(tasks[0].taskId))).code).toBe(-32602);
+    expect((await refusal(taskMethods(bea.client).get('op_unknown'))).message).toContain('Task not found');
+    expect((await refusal(taskMethods(bea.client).list('not-a-cursor'))).code).toBe(-32602);
+  });
+
+  it('refuses a tool that does not start work as a task, and answers an untasked call as today', async () => {
+    const refused = await refusal(bea.client.callTool({ name: 'service_context', arguments: {}, task: {} }));
+    expect(refused.code).toBe(-32601);
+    const today = await bea.callOk('execute_capability', { capability_id: mail.wireMoney, input: { amount: 43 }, space_id: mail.general, wait_seconds: 5 });
+    expect(today.status).toBe('paused');
+  });
+
+  it('gives a 2025-06-18 client exactly what it had: no tasks, a task request ignored, no tasks/get', async () => {
+    const client = new Client({ name: 'old-client', version: '1.0.0' }, { supportedProtocolVersions: ['2025-06-18'] });
+    const transport = new StreamableHTTPClientTransport(new URL(`${mail.org.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${bea.connected.accessToken}` } },
+    });
+    await client.connect(transport);
+    try {
+      expect(client.getServerCapabilities()).toEqual({ tools: {} });
+      const { tools } = await client.listTools();
+      expect(tools.some((tool) => 'execution' in tool)).toBe(false);
+      const answer = (await client.callTool({
+        name: 'execute_capability',
+        arguments: { capability_id: mail.wireMoney, input: { amount: 44 }, space_id: mail.general, wait_seconds: 5 },
+        task: { ttl: 1000 },
+      })) as CallToolResult;
+      expect('task' in answer).toBe(false);
+      expect(answer.structuredContent).toMatchObject({ status: 'paused' });
+      const unknown = await refusal(taskMethods(client).get((answer.structuredContent as { operation_id: string }).operation_id));
+      expect(unknown.code).toBe(-32601);
+    } finally {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    }
+  });
+});
