@@ -7,14 +7,12 @@
  */
 import { Client, ProtocolError, specTypeSchemas, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engines } from '../helpers/databases.js';
+import { engines, postgresUrl } from '../helpers/databases.js';
 import { BEA, CY, startMailOrg, type MailOrg } from '../helpers/mail-org.js';
-import { OWNER } from '../helpers/org.js';
+import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import type { OrgMcp } from '../helpers/org-mcp.js';
 
-type TaskClient = Client;
-
-const taskMethods = (client: TaskClient) => ({
+const taskMethods = (client: Client) => ({
   get: (taskId: string) => client.request({ method: 'tasks/get', params: { taskId } }, specTypeSchemas.GetTaskResult),
   result: (taskId: string) => client.request({ method: 'tasks/result', params: { taskId } }, specTypeSchemas.CallToolResult),
   list: (cursor?: string) => client.request({ method: 'tasks/list', params: cursor ? { cursor } : {} }, specTypeSchemas.ListTasksResult),
@@ -22,13 +20,27 @@ const taskMethods = (client: TaskClient) => ({
 });
 
 /** Polls tasks/get until the task leaves `working`. */
-async function awaitTaskStatus(client: TaskClient, taskId: string, attempts = 200) {
+async function awaitTaskStatus(client: Client, taskId: string, attempts = 200) {
   for (let attempt = 0; attempt < attempts; attempt += 1) {
     const task = await taskMethods(client).get(taskId);
     if (task.status !== 'working') return task;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`task ${taskId} stayed working`);
+}
+
+/** The official client on `url` with a token the test holds; `versions` pins the revisions it offers. */
+async function openClient(url: string, token: string, versions?: string[]) {
+  const client = new Client({ name: 'task-test-client', version: '1.0.0' }, versions ? { supportedProtocolVersions: versions } : {});
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  await client.connect(transport);
+  return {
+    client,
+    async close() {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    },
+  };
 }
 
 async function refusal(promise: Promise<unknown>): Promise<ProtocolError> {
@@ -143,11 +155,7 @@ describe.each(engines)('operations as MCP tasks (%s)', (engine) => {
   });
 
   it('gives a 2025-06-18 client exactly what it had: no tasks, a task request ignored, no tasks/get', async () => {
-    const client = new Client({ name: 'old-client', version: '1.0.0' }, { supportedProtocolVersions: ['2025-06-18'] });
-    const transport = new StreamableHTTPClientTransport(new URL(`${mail.org.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${bea.connected.accessToken}` } },
-    });
-    await client.connect(transport);
+    const { client, close } = await openClient(mail.org.url, bea.connected.accessToken, ['2025-06-18']);
     try {
       expect(client.getServerCapabilities()).toEqual({ tools: {} });
       const { tools } = await client.listTools();
@@ -162,8 +170,65 @@ describe.each(engines)('operations as MCP tasks (%s)', (engine) => {
       const unknown = await refusal(taskMethods(client).get((answer.structuredContent as { operation_id: string }).operation_id));
       expect(unknown.code).toBe(-32601);
     } finally {
-      await transport.terminateSession().catch(() => {});
-      await client.close();
+      await close();
     }
+  });
+});
+
+describe.runIf(postgresUrl)('operations as MCP tasks across two org processes on one PostgreSQL database', () => {
+  let mail: MailOrg;
+  let other: TestOrg;
+  let bea: OrgMcp;
+  let beaThere: Awaited<ReturnType<typeof openClient>>;
+  beforeAll(async () => {
+    mail = await startMailOrg('postgres');
+    // The second process shares the database and answers for the same public URL; its calls have a 2-second budget.
+    other = await startOrg('postgres', {
+      database: { config: mail.org.config.database, drop: async () => {} },
+      config: { publicUrl: mail.org.url, authPublicUrl: mail.org.url },
+      toolDeadlineMs: 2_000,
+    });
+    bea = await mail.connect(BEA, 'Bea phone');
+    beaThere = await openClient(other.url, bea.connected.accessToken);
+  });
+  afterAll(async () => {
+    await beaThere?.close();
+    await other?.close();
+    await mail?.close();
+  });
+
+  const startWire = async (amount: number) => {
+    const created = (await bea.client.callTool({
+      name: 'execute_capability',
+      arguments: { capability_id: mail.wireMoney, input: { amount }, space_id: mail.general },
+      task: {},
+    })) as CallToolResult & { task?: any };
+    return created.task.taskId as string;
+  };
+
+  it('follows, awaits and completes on one process a task created on the other', async () => {
+    const taskId = await startWire(50);
+    const waiting = await awaitTaskStatus(beaThere.client, taskId);
+    expect(waiting.status).toBe('input_required');
+    // tasks/result blocks for the call's budget at most, then says the task still waits.
+    const blocked = await refusal(taskMethods(beaThere.client).result(taskId));
+    expect(blocked.code).toBe(-32603);
+    expect(blocked.message).toBe('the task is still input_required after 2 s: poll tasks/get, and ask tasks/result again once it has ended');
+
+    const owner = await mail.connect(OWNER, 'Owner desk');
+    const { decision_id } = await bea.callOk('get_operation', { operation_id: taskId });
+    const resolving = taskMethods(beaThere.client).result(taskId);
+    await owner.callOk('resolve_decision', { decision_id, outcome: 'approve' });
+    expect((await resolving).structuredContent).toMatchObject({ operation_id: taskId, status: 'succeeded' });
+    expect((await taskMethods(bea.client).get(taskId)).status).toBe('completed');
+  });
+
+  it('cancels on one process a task created on the other, and both see it cancelled', async () => {
+    const taskId = await startWire(51);
+    await awaitTaskStatus(bea.client, taskId);
+    expect(await taskMethods(beaThere.client).cancel(taskId)).toMatchObject({ taskId, status: 'cancelled' });
+    expect((await taskMethods(bea.client).get(taskId)).status).toBe('cancelled');
+    const listed = await taskMethods(beaThere.client).list();
+    expect(listed.tasks.map((task) => task.taskId).slice(0, 2)).toEqual([taskId, expect.any(String)]);
   });
 });
