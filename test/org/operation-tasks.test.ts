@@ -5,12 +5,13 @@
  * failed when denied, cancelled on tasks/cancel; tasks/list pages the person's own. A 2025-06-18 client sees today's
  * behaviour.
  */
-import { Client, ProtocolError, specTypeSchemas, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import { ProtocolError, specTypeSchemas, type CallToolResult, type Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, postgresUrl } from '../helpers/databases.js';
 import { BEA, CY, startMailOrg, type MailOrg } from '../helpers/mail-org.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import type { OrgMcp } from '../helpers/org-mcp.js';
+import { connectAt, type RevisionClient } from '../helpers/mcp-revisions.js';
+import { openOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 
 const taskMethods = (client: Client) => ({
   get: (taskId: string) => client.request({ method: 'tasks/get', params: { taskId } }, specTypeSchemas.GetTaskResult),
@@ -29,19 +30,7 @@ async function awaitTaskStatus(client: Client, taskId: string, attempts = 200) {
   throw new Error(`task ${taskId} stayed working`);
 }
 
-/** The official client on `url` with a token the test holds; `versions` pins the revisions it offers. */
-async function openClient(url: string, token: string, versions?: string[]) {
-  const client = new Client({ name: 'task-test-client', version: '1.0.0' }, versions ? { supportedProtocolVersions: versions } : {});
-  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
-  await client.connect(transport);
-  return {
-    client,
-    async close() {
-      await transport.terminateSession().catch(() => {});
-      await client.close();
-    },
-  };
-}
+const bearer = (client: OrgMcp) => ({ authorization: `Bearer ${client.connected.accessToken}` });
 
 async function refusal(promise: Promise<unknown>): Promise<ProtocolError> {
   const error = await promise.then(
@@ -59,7 +48,8 @@ describe.each(engines)('operations as MCP tasks (%s)', (engine) => {
   let wire: (amount: number) => Promise<CallToolResult & { task?: any }>;
   beforeAll(async () => {
     mail = await startMailOrg(engine);
-    bea = await mail.connect(BEA, 'Bea phone');
+    // The helpers speak the contract's 2025-06-18; Bea's client speaks 2025-11-25, which has tasks.
+    bea = await openOrgMcp(mail.org, (await mail.connect(BEA, 'Bea phone')).connected, '2025-11-25');
     owner = await mail.connect(OWNER, 'Owner desk');
     wire = async (amount) =>
       (await bea.client.callTool({
@@ -69,11 +59,11 @@ describe.each(engines)('operations as MCP tasks (%s)', (engine) => {
       })) as CallToolResult & { task?: any };
   });
   afterAll(async () => {
+    await bea?.close();
     await mail?.close();
   });
 
   it('declares tasks to a 2025-11-25 client, and the three work tools as optionally tasks', async () => {
-    expect(bea.client.getNegotiatedProtocolVersion?.() ?? '2025-11-25').toBe('2025-11-25');
     expect(bea.client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
     const { tools } = await bea.client.listTools();
     const taskTools = tools.filter((tool) => (tool as { execution?: { taskSupport?: string } }).execution?.taskSupport === 'optional');
@@ -139,12 +129,13 @@ describe.each(engines)('operations as MCP tasks (%s)', (engine) => {
     const created = tasks.map((task) => task.createdAt);
     expect([...created].sort().reverse()).toEqual(created);
 
-    const cy = await mail.connect(CY, 'Cy laptop');
+    const cy = await openOrgMcp(mail.org, (await mail.connect(CY, 'Cy laptop')).connected, '2025-11-25');
     expect((await taskMethods(cy.client).list()).tasks).toEqual([]);
     expect((await refusal(taskMethods(cy.client).get(tasks[0].taskId))).code).toBe(-32602);
     expect((await refusal(taskMethods(cy.client).cancel(tasks[0].taskId))).code).toBe(-32602);
     expect((await refusal(taskMethods(bea.client).get('op_unknown'))).message).toContain('Task not found');
     expect((await refusal(taskMethods(bea.client).list('not-a-cursor'))).code).toBe(-32602);
+    await cy.close();
   });
 
   it('refuses a tool that does not start work as a task, and answers an untasked call as today', async () => {
@@ -155,7 +146,7 @@ describe.each(engines)('operations as MCP tasks (%s)', (engine) => {
   });
 
   it('gives a 2025-06-18 client exactly what it had: no tasks, a task request ignored, no tasks/get', async () => {
-    const { client, close } = await openClient(mail.org.url, bea.connected.accessToken, ['2025-06-18']);
+    const { client, close } = await connectAt(`${mail.org.url}/mcp`, bearer(bea), '2025-06-18');
     try {
       expect(client.getServerCapabilities()).toEqual({ tools: {} });
       const { tools } = await client.listTools();
@@ -179,7 +170,7 @@ describe.runIf(postgresUrl)('operations as MCP tasks across two org processes on
   let mail: MailOrg;
   let other: TestOrg;
   let bea: OrgMcp;
-  let beaThere: Awaited<ReturnType<typeof openClient>>;
+  let beaThere: RevisionClient;
   beforeAll(async () => {
     mail = await startMailOrg('postgres');
     // The second process shares the database and answers for the same public URL; its calls have a 2-second budget.
@@ -188,11 +179,12 @@ describe.runIf(postgresUrl)('operations as MCP tasks across two org processes on
       config: { publicUrl: mail.org.url, authPublicUrl: mail.org.url },
       toolDeadlineMs: 2_000,
     });
-    bea = await mail.connect(BEA, 'Bea phone');
-    beaThere = await openClient(other.url, bea.connected.accessToken);
+    bea = await openOrgMcp(mail.org, (await mail.connect(BEA, 'Bea phone')).connected, '2025-11-25');
+    beaThere = await connectAt(`${other.url}/mcp`, bearer(bea), '2025-11-25');
   });
   afterAll(async () => {
     await beaThere?.close();
+    await bea?.close();
     await other?.close();
     await mail?.close();
   });
