@@ -5,12 +5,13 @@
  * failed when denied, cancelled on tasks/cancel; tasks/list pages the person's own. A 2025-06-18 client sees today's
  * behaviour.
  */
-import { ProtocolError, specTypeSchemas, type CallToolResult, type Client } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, specTypeSchemas, type CallToolResult, type Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, postgresUrl } from '../helpers/databases.js';
 import { BEA, CY, startMailOrg, type MailOrg } from '../helpers/mail-org.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { connectAt, type RevisionClient } from '../helpers/mcp-revisions.js';
+import { connectAt, envelope, MODERN, type RevisionClient } from '../helpers/mcp-revisions.js';
+import { postMcp } from '../helpers/oauth-flow.js';
 import { openOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 
 const taskMethods = (client: Client) => ({
@@ -222,5 +223,119 @@ describe.runIf(postgresUrl)('operations as MCP tasks across two org processes on
     expect((await taskMethods(bea.client).get(taskId)).status).toBe('cancelled');
     const listed = await taskMethods(beaThere.client).list();
     expect(listed.tasks.map((task) => task.taskId).slice(0, 2)).toEqual([taskId, expect.any(String)]);
+  });
+});
+
+/**
+ * 2026-07-28's Tasks extension. The official TypeScript client 2.4.0 has no task support on that revision (a
+ * `resultType: "task"` answer is an UnsupportedResultType error to it), so these speak raw HTTP to the real server.
+ */
+describe.each(engines)('operations as tasks of the 2026-07-28 Tasks extension (%s)', (engine) => {
+  const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+  let mail: MailOrg;
+  let bea: OrgMcp;
+  let owner: OrgMcp;
+  beforeAll(async () => {
+    mail = await startMailOrg(engine);
+    bea = await mail.connect(BEA, 'Bea phone');
+    owner = await mail.connect(OWNER, 'Owner desk');
+  });
+  afterAll(async () => {
+    await mail?.close();
+  });
+
+  /** One 2026-07-28 request with these client capabilities; the JSON-RPC answer. */
+  async function modern(method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = TASKS) {
+    const body = { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: { ...envelope(), [CLIENT_CAPABILITIES_META_KEY]: capabilities } } };
+    const routed = params.name ?? params.taskId;
+    const headers = { 'mcp-protocol-version': MODERN, 'mcp-method': method, ...(typeof routed === 'string' ? { 'mcp-name': routed } : {}) };
+    const response = await postMcp(mail.org, body, { ...bearer(bea), ...headers });
+    // An answer, or a JSON-RPC error (the SDK's modern transport gives some errors an HTTP 4xx status as well).
+    expect(response.json?.result ?? response.json?.error, response.text).toBeDefined();
+    return { status: response.status, ...response.json } as { status: number; result?: any; error?: { code: number; message: string; data?: any } };
+  }
+
+  const wire = (amount: number, capabilities?: Record<string, unknown>) =>
+    modern('tools/call', { name: 'execute_capability', arguments: { capability_id: mail.wireMoney, input: { amount }, space_id: mail.general } }, capabilities);
+
+  /** Polls tasks/get until `done` holds for the task (by default: it left `working`). */
+  async function pollModern(taskId: string, done = (status: string) => status !== 'working', capabilities?: Record<string, unknown>) {
+    for (let attempt = 0; attempt < 200; attempt += 1) {
+      const { result } = await modern('tasks/get', { taskId }, capabilities);
+      if (done(result.status)) return result;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`task ${taskId} is still ${(await modern('tasks/get', { taskId })).result.status}`);
+  }
+
+  it('lists the extension in server/discover', async () => {
+    const { result } = await modern('server/discover', {});
+    expect(result.capabilities.extensions).toEqual({ 'io.modelcontextprotocol/tasks': {} });
+  });
+
+  it('answers a work tool with a task to a client naming the extension, and as today to one that does not', async () => {
+    const { result: created } = await wire(60);
+    expect(created).toMatchObject({ resultType: 'task', taskId: expect.stringMatching(/^op_/), ttlMs: null, pollIntervalMs: 2000 });
+    const { result: today } = await wire(61, {});
+    expect(today.resultType).toBe('complete');
+    expect(today.structuredContent).toMatchObject({ operation_id: expect.stringMatching(/^op_/), status: 'paused' });
+  });
+
+  it('asks a client taking URL elicitation to open the decision page, and completes with the result once approved', async () => {
+    const capabilities = { ...TASKS, elicitation: { url: {} } };
+    const { result: created } = await wire(62, capabilities);
+    const waiting = await pollModern(created.taskId, undefined, capabilities);
+    const { decision_id } = await bea.callOk('get_operation', { operation_id: created.taskId });
+    const page = `${mail.org.url}/inbox/decisions/${decision_id}`;
+    expect(waiting).toMatchObject({ resultType: 'complete', status: 'input_required', statusMessage: `Waiting for a person's decision ${decision_id}: ${page}` });
+    expect(waiting.inputRequests).toEqual({
+      [`decision:${decision_id}`]: {
+        method: 'elicitation/create',
+        params: { mode: 'url', elicitationId: decision_id, url: page, message: expect.stringContaining('decision page') },
+      },
+    });
+    // Without URL elicitation the task waits all the same; only the message names the page.
+    expect((await modern('tasks/get', { taskId: created.taskId })).result.inputRequests).toEqual({});
+    expect((await modern('tasks/update', { taskId: created.taskId, inputResponses: { [`decision:${decision_id}`]: { action: 'accept' } } })).result).toEqual({
+      resultType: 'complete',
+      _meta: expect.any(Object),
+    });
+
+    await owner.callOk('resolve_decision', { decision_id, outcome: 'approve' });
+    const done = await pollModern(created.taskId, (status) => ['completed', 'failed', 'cancelled'].includes(status));
+    expect(done.status).toBe('completed');
+    expect(done.result.structuredContent).toEqual(await bea.callOk('get_operation', { operation_id: created.taskId }));
+    expect(done.result.structuredContent.status).toBe('succeeded');
+  });
+
+  it('fails a denied task with the reason, and cancels a waiting one', async () => {
+    const denied = (await wire(63)).result.taskId;
+    await pollModern(denied);
+    const { decision_id } = await bea.callOk('get_operation', { operation_id: denied });
+    await owner.callOk('resolve_decision', { decision_id, outcome: 'deny' });
+    const failed = (await modern('tasks/get', { taskId: denied })).result;
+    expect(failed).toMatchObject({ status: 'failed', statusMessage: 'denied: a person denied the action', error: { code: -32603, message: 'denied: a person denied the action' } });
+    expect(failed.error.data.operation).toMatchObject({ operation_id: denied, status: 'failed' });
+
+    const waiting = (await wire(64)).result.taskId;
+    await pollModern(waiting);
+    expect((await modern('tasks/cancel', { taskId: waiting })).result.resultType).toBe('complete');
+    expect((await modern('tasks/get', { taskId: waiting })).result.status).toBe('cancelled');
+    // Cancelling is cooperative: an ended task is acknowledged and stays as it ended.
+    expect((await modern('tasks/cancel', { taskId: denied })).result.resultType).toBe('complete');
+    expect((await modern('tasks/get', { taskId: denied })).result.status).toBe('failed');
+  });
+
+  it('refuses a client that did not name the extension, an unknown task, and the 2025 methods', async () => {
+    const taskId = (await wire(65)).result.taskId;
+    const undeclared = await modern('tasks/get', { taskId }, {});
+    expect(undeclared.status).toBe(400);
+    expect(undeclared.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+    });
+    expect((await modern('tasks/get', { taskId: 'op_unknown' })).error).toMatchObject({ code: -32602, message: 'Failed to retrieve task: Task not found' });
+    expect((await modern('tasks/list', {})).error?.code).toBe(-32601);
+    expect((await modern('tasks/result', { taskId })).error?.code).toBe(-32601);
   });
 });

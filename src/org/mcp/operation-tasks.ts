@@ -9,11 +9,28 @@
  * `CreateTaskResult` at once, and `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` follow it. Clients
  * speaking 2025-06-18 see none of this: `params.task` is ignored there, as that revision has no tasks.
  *
+ * Protocol 2026-07-28, the Tasks extension `io.modelcontextprotocol/tasks` (ext-tasks, specification/draft/tasks.md):
+ * the server lists the extension in `server/discover`; a client that names it in a request's capabilities gets the
+ * work tools' answer as a `CreateTaskResult` (`resultType: "task"`), then `tasks/get` (the result or error inline,
+ * the decision page as a URL-mode elicitation among `inputRequests` for a client that takes those), `tasks/update`
+ * and `tasks/cancel` (both acknowledged with an empty result). There is no `tasks/list` or `tasks/result` there.
+ *
  * Statuses: queued and running → `working`; paused for a person → `input_required`, its message naming the decision
  * and its page; succeeded → `completed`; failed → `failed`; cancelled → `cancelled`. Tasks are bound to the person,
  * as `get_operation` is (another person's operation is "not found"), and like it need no scope beyond a valid token.
  */
-import { ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, type CallToolRequest, type CallToolResult, type Server, type ServerContext, type Task, type Tool } from '@modelcontextprotocol/server';
+import {
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  RELATED_TASK_META_KEY,
+  type CallToolRequest,
+  type CallToolResult,
+  type Server,
+  type ServerContext,
+  type Task,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { McpClient } from '../../platform/mcp/endpoint.js';
 import { cursorParts, decodeOpaqueCursor, encodeOpaqueCursor } from '../../platform/paging.js';
@@ -25,6 +42,9 @@ import { SETTLED_STATUSES, type OperationStatus } from '../operations/states.js'
 
 /** The revision whose clients get tasks through task-augmented requests. */
 const AUGMENTED_REVISION = '2025-11-25';
+/** The revision whose clients get tasks through the Tasks extension, and the extension's name. */
+const EXTENSION_REVISION = '2026-07-28';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** What a client should wait between two `tasks/get` (the spec's `pollInterval`). */
 export const TASK_POLL_INTERVAL_MS = 2_000;
 /** Tasks per `tasks/list` page. */
@@ -69,6 +89,47 @@ export function operationTasks(options: {
   const augmentedLists = new WeakMap<Tool[], Tool[]>();
   const task = (operation: OperationRecord) => toTask(operation, origin);
 
+  /** The Tasks extension's methods (2026-07-28): each refuses a client that did not name the extension (-32021). */
+  function installExtension(server: Server, client: McpClient, read: (taskId: string) => Promise<OperationRecord>, run: RunTool): void {
+    server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
+    const declared = () => {
+      if (!declaresTasks(client)) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+    };
+
+    server.setRequestHandler('tasks/get', { params: taskIdParams }, async ({ taskId }) => {
+      declared();
+      const operation = await read(taskId);
+      const current = extensionTask(task(operation));
+      switch (current.status) {
+        case 'completed':
+          return { ...current, result: await run('get_operation', { operation_id: taskId }) };
+        case 'failed':
+          // The extension wants a JSON-RPC error here; the operation as get_operation shows it rides in its data.
+          return { ...current, error: { code: ProtocolErrorCode.InternalError, message: current.statusMessage ?? 'the operation failed', data: { operation } } };
+        case 'input_required':
+          return { ...current, inputRequests: decisionRequests(operation, client, origin) };
+        default:
+          return current;
+      }
+    });
+
+    // The answer to the decision page's URL request is only the client's consent to open it: the person decides
+    // on the page, so there is nothing to take from it. Acknowledged, as the extension asks.
+    server.setRequestHandler('tasks/update', { params: taskIdParams }, async ({ taskId }) => {
+      declared();
+      await read(taskId);
+      return {};
+    });
+
+    // Cooperative: an unfinished task is cancelled, an ended one stays as it ended; either way an empty answer.
+    server.setRequestHandler('tasks/cancel', { params: taskIdParams }, async ({ taskId }) => {
+      declared();
+      const operation = await read(taskId);
+      if (!SETTLED_STATUSES.includes(operation.status)) await cancelOperation(ctx.db, taskId).catch(ignoreEnded);
+      return {};
+    });
+  }
+
   return {
     listed(client, tools) {
       if (client.protocolVersion !== AUGMENTED_REVISION) return tools;
@@ -81,7 +142,9 @@ export function operationTasks(options: {
     },
 
     async callTool(params, client, run) {
-      if (params.task === undefined || client.protocolVersion !== AUGMENTED_REVISION) return run(params.name, params.arguments);
+      const augmented = params.task !== undefined && client.protocolVersion === AUGMENTED_REVISION;
+      const extended = client.protocolVersion === EXTENSION_REVISION && declaresTasks(client) && workTools.has(params.name);
+      if (!augmented && !extended) return run(params.name, params.arguments);
       // 2025-11-25 "Tool-Level Negotiation": a tool without taskSupport called as a task is -32601.
       if (!workTools.has(params.name)) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `the tool ${params.name} does not run as a task`);
       // The operation is started and answered as it stands, at once: the task is how the client follows it.
@@ -90,6 +153,8 @@ export function operationTasks(options: {
       // A refusal started nothing, and neither did a dry run: those answer as they always do.
       if (result.isError || typeof operation?.operation_id !== 'string') return result;
       const started = task(operation);
+      // The extension's CreateTaskResult is the task itself, told apart by its resultType.
+      if (extended) return { resultType: 'task', ...extensionTask(started) } as unknown as CallToolResult;
       // The SDK checks a 2025 tools/call answer as a CallToolResult, so the CreateTaskResult keeps the tool's usual
       // content beside `task` (results are open objects): the answer is both, and a client reads the one it asked for.
       return {
@@ -100,9 +165,10 @@ export function operationTasks(options: {
     },
 
     install(server, client, caller, run) {
+      const read = (taskId: string) => getOperation(ctx.db, taskId, caller.personId).catch(taskNotFound);
+      if (client.protocolVersion === EXTENSION_REVISION) return installExtension(server, client, read, run);
       if (client.protocolVersion !== AUGMENTED_REVISION) return;
       server.registerCapabilities({ tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } });
-      const read = (taskId: string) => getOperation(ctx.db, taskId, caller.personId).catch(taskNotFound);
 
       server.setRequestHandler('tasks/get', { params: taskIdParams }, async ({ taskId }) => task(await read(taskId)));
 
@@ -174,7 +240,7 @@ export function toTask(operation: OperationRecord, origin: string): Task {
 function statusMessageOf(operation: OperationRecord, origin: string): string | undefined {
   switch (operation.status) {
     case 'paused':
-      return `Waiting for a person's decision ${operation.decision_id}: ${origin}/inbox/decisions/${encodeURIComponent(operation.decision_id ?? '')}`;
+      return `Waiting for a person's decision ${operation.decision_id}: ${decisionUrl(origin, operation.decision_id ?? '')}`;
     case 'failed':
       return operation.error ? `${operation.error.code}: ${operation.error.message}` : undefined;
     case 'queued':
@@ -199,4 +265,44 @@ function decodeCursor(cursor: string): { createdAt: string; id: string } {
   const parts = decodeOpaqueCursor(cursor, [cursorParts.instant, cursorParts.text]);
   if (!parts) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor: pass the nextCursor of the previous tasks/list page');
   return { createdAt: parts[0] as string, id: parts[1] as string };
+}
+
+/** A task as the Tasks extension shapes it: `ttlMs` and `pollIntervalMs` instead of 2025-11-25's names. */
+function extensionTask({ ttl, pollInterval, ...task }: Task) {
+  return { ...task, ttlMs: ttl, pollIntervalMs: pollInterval };
+}
+
+function declaresTasks(client: McpClient): boolean {
+  const extensions = client.capabilities.extensions;
+  return typeof extensions === 'object' && extensions !== null && TASKS_EXTENSION in extensions;
+}
+
+/**
+ * What a paused operation waits for, as the extension's `inputRequests`: the decision page as a URL-mode
+ * elicitation (its id the decision's) for a client that declared URL elicitation; none for any other, whose
+ * status message names the page instead.
+ */
+function decisionRequests(operation: OperationRecord, client: McpClient, origin: string): Record<string, unknown> {
+  const elicitation = client.capabilities.elicitation as { url?: unknown } | undefined;
+  if (!operation.decision_id || typeof elicitation?.url !== 'object') return {};
+  return {
+    [`decision:${operation.decision_id}`]: {
+      method: 'elicitation/create',
+      params: {
+        mode: 'url',
+        elicitationId: operation.decision_id,
+        url: decisionUrl(origin, operation.decision_id),
+        message: 'A person decides on this action in their own browser: open the decision page to approve or deny it.',
+      },
+    },
+  };
+}
+
+function decisionUrl(origin: string, decisionId: string): string {
+  return `${origin}/inbox/decisions/${encodeURIComponent(decisionId)}`;
+}
+
+/** A cancel that lost to the operation ending is no error: it stays as it ended. */
+function ignoreEnded(error: unknown): void {
+  if (!(isAppError(error) && error.code === 'invalid_state')) throw error;
 }
