@@ -26,7 +26,8 @@ import { decisionTools } from './decision-tools.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
 import { operationTools } from './operation-tools.js';
 import { taskTools } from './task-tools.js';
-import { toOrgTool, type OrgMcpCall, type OrgPrincipal, type OrgTool, type OrgToolDefinition, type OrgToolRegistry } from './tools.js';
+import { operationTasks, type OperationTasks } from './operation-tasks.js';
+import { toOrgTool, TOOL_DEADLINE_MS, type OrgMcpCall, type OrgPrincipal, type OrgTool, type OrgToolDefinition, type OrgToolRegistry } from './tools.js';
 
 /** Spec 9 and DESIGN 4.3. */
 export const ORG_MCP_INFO = { name: 'atrium-org', version: '1.0.0' } as const;
@@ -59,8 +60,11 @@ export interface OrgMcpOptions {
 }
 
 export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcpOptions = {}): void {
-  const tools = (options.tools ?? orgTools).map((definition) => toOrgTool(definition, { deadlineMs: options.deadlineMs }));
+  const definitions = options.tools ?? orgTools;
+  const tools = definitions.map((definition) => toOrgTool(definition, { deadlineMs: options.deadlineMs }));
   const registry: OrgToolRegistry = buildMcpToolRegistry<OrgMcpCall, OrgTool>(tools, ctx.log);
+  const workTools = definitions.filter((definition) => definition.effect === 'work').map((definition) => definition.name);
+  const tasks = operationTasks({ ctx, workTools, blockMs: options.deadlineMs ?? TOOL_DEADLINE_MS });
   const principals = new WeakMap<object, OrgPrincipal>();
 
   app.register(async (scope) => {
@@ -99,19 +103,19 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       },
       // A session belongs to the person and client it was opened for.
       principalId: (principal) => `${principal.personId} ${principal.clientId}`,
-      installHandlers: (server, call) => installToolHandlers(server, registry, ctx, call),
+      installHandlers: (server, call) => installToolHandlers(server, registry, tasks, ctx, call),
     });
   });
 }
 
-function installToolHandlers(server: Server, registry: OrgToolRegistry, ctx: OrgContext, { principal, http }: McpCall<OrgPrincipal>): void {
-  server.setRequestHandler('tools/list', () => ({ tools: registry.tools }));
+function installToolHandlers(server: Server, registry: OrgToolRegistry, tasks: OperationTasks, ctx: OrgContext, { principal, http, client }: McpCall<OrgPrincipal>): void {
+  const run = (name: string, args: Record<string, unknown> | undefined) => registry.call(name, args, { ctx, principal, http });
+  server.setRequestHandler('tools/list', () => ({ tools: tasks.listed(client, registry.tools) }));
   // W3C Trace Context: a `traceparent` in the call's `_meta` wins over the HTTP request's header (the current one).
   server.setRequestHandler('tools/call', (request) =>
-    withTraceparent(parseTraceparent(request.params._meta?.traceparent) ?? currentTraceparent(), () =>
-      registry.call(request.params.name, request.params.arguments, { ctx, principal, http }),
-    ),
+    withTraceparent(parseTraceparent(request.params._meta?.traceparent) ?? currentTraceparent(), () => tasks.callTool(request.params, client, run)),
   );
+  tasks.install(server, client, principal, run);
 }
 
 async function sendWebResponse(reply: FastifyReply, answer: Response): Promise<FastifyReply> {

@@ -11,7 +11,7 @@
  * (a trigger, on commit), which wakes the callers waiting on it and the job workers (watch.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { eq, sql, type WithSubquery } from 'drizzle-orm';
+import { eq, inArray, sql, type WithSubquery } from 'drizzle-orm';
 import { z } from 'zod';
 import { inTransaction, type Queryable } from '../../platform/database.js';
 import { isAppError } from '../../platform/errors.js';
@@ -25,7 +25,7 @@ import { OPERATION_FAILURES, orgErrors, type OperationFailure } from '../errors.
 import { newId } from '../ids.js';
 import { oauthClients } from '../../auth/schema.js';
 import { decisions, operations, people } from '../schema.js';
-import { isAnswered, move, operationActivity, OPERATION_KINDS, OPERATION_STATUSES, type OperationKind, type OperationRow } from './states.js';
+import { isAnswered, move, operationActivity, OPERATION_KINDS, OPERATION_STATUSES, SETTLED_STATUSES, type OperationKind, type OperationRow, type OperationStatus } from './states.js';
 
 export const operationError = z.object({ code: z.string(), message: z.string() });
 export type OperationError = z.infer<typeof operationError>;
@@ -164,6 +164,9 @@ export function failure(code: OperationFailure, message: string = OPERATION_FAIL
   return { code, message };
 }
 
+/** Cancels unfinished work (task cancel, MCP `tasks/cancel`); its runner's later outcome loses to it. */
+export const cancelOperation = (db: Queryable, id: string) => moveOperation(db, id, 'cancel');
+
 /** The gate paused the work on a decision. */
 export const pauseOperation = (db: Queryable, id: string, decisionId: string) =>
   moveOperation(db, id, 'pause', { decisionId });
@@ -186,6 +189,14 @@ export async function addProgress(db: Queryable, id: string, event: { message: s
 export async function findOperation(db: Queryable, id: string): Promise<OperationRow | undefined> {
   const [row] = await db.select().from(operations).where(eq(operations.id, id));
   return row;
+}
+
+/** The operations of these ids, in that order (ids not found are left out). */
+export async function findOperations(db: Queryable, ids: readonly string[]): Promise<OperationRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.select().from(operations).where(inArray(operations.id, [...ids]));
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 /** The person's own operation (DESIGN 4.3 get_operation); anyone else's is `not_found`. */
@@ -231,13 +242,41 @@ export async function awaitOperation(
     next.cancel();
     if (answered?.personId === personId) return toOperationRecord(answered);
   }
+  return watchUntil(ctx, id, personId, deadline, isAnswered);
+}
+
+/**
+ * Waits up to `ms` for the operation to settle (succeeded, failed or cancelled) and returns it as it then stands;
+ * `seen` hears of each status read on the way (MCP `tasks/result` blocks on this, DESIGN 4.9). A caller that goes
+ * away aborts `signal`, which ends the wait with the operation as last read.
+ */
+export function awaitSettled(
+  ctx: OrgContext,
+  id: string,
+  personId: string,
+  options: { ms: number; signal?: AbortSignal; seen?: (operation: OperationRecord) => void },
+): Promise<OperationRecord> {
+  const settled = (status: OperationStatus) => SETTLED_STATUSES.includes(status) || options.signal?.aborted === true;
+  return watchUntil(ctx, id, personId, Date.now() + options.ms, settled, options.seen);
+}
+
+/** Reads the operation each time the watch wakes (or polls) until `done` says so or the deadline passes. */
+async function watchUntil(
+  ctx: OrgContext,
+  id: string,
+  personId: string,
+  deadline: number,
+  done: (status: OperationStatus) => boolean,
+  seen?: (operation: OperationRecord) => void,
+): Promise<OperationRecord> {
   for (;;) {
     const next = ctx.watch.next(id, deadline - Date.now());
     const operation = await getOperation(ctx.db, id, personId).catch((error) => {
       next.cancel();
       throw error;
     });
-    if (isAnswered(operation.status) || Date.now() >= deadline) {
+    seen?.(operation);
+    if (done(operation.status) || Date.now() >= deadline) {
       next.cancel();
       return operation;
     }

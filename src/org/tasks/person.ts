@@ -7,7 +7,7 @@ import type { OrgContext } from '../context.js';
 import { recordActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { newId } from '../ids.js';
-import { moveOperation } from '../operations/operations.js';
+import { cancelOperation } from '../operations/operations.js';
 import { instantToLocal, nextRunAfter, toSchedule, type Schedule } from './schedules.js';
 import { agents, operations, taskProgress, taskQuestions, tasks } from '../schema.js';
 import { moveTask, type TaskRow } from './states.js';
@@ -128,7 +128,7 @@ export async function cancelTask(db: Queryable, input: CancelTaskInput, caller: 
       .from(taskProgress)
       .innerJoin(operations, eq(operations.id, taskProgress.operationId))
       .where(and(eq(taskProgress.taskId, input.task_id), inArray(operations.status, ['queued', 'running', 'paused'])));
-    for (const operation of live) await moveOperation(tx, operation.id, 'cancel').catch(ignoreLostRace);
+    for (const operation of live) await cancelOperation(tx, operation.id).catch(ignoreLostRace);
     return getTaskRecord(tx, input.task_id);
   });
 }
