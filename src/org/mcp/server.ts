@@ -23,6 +23,7 @@ import { contextTools } from './context-tools.js';
 import { assistantTools } from './assistant-tools.js';
 import { memoryTools } from './memory-tools.js';
 import { decisionTools } from './decision-tools.js';
+import { reachThePerson } from './decision-reach.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
 import { operationTools } from './operation-tools.js';
 import { taskTools } from './task-tools.js';
@@ -31,6 +32,8 @@ import { toOrgTool, type OrgMcpCall, type OrgPrincipal, type OrgTool, type OrgTo
 /** Spec 9 and DESIGN 4.3. */
 export const ORG_MCP_INFO = { name: 'atrium-org', version: '1.0.0' } as const;
 export const ORG_MCP_PROTOCOL = '2025-06-18';
+/** DESIGN 4.9: the contract's revision first (what an unknown version is answered), then the newer ones. */
+export const ORG_MCP_PROTOCOLS = [ORG_MCP_PROTOCOL, '2025-11-25'] as const;
 export const ORG_MCP_PATH = '/mcp';
 /** The org endpoint's rows in the shared MCP session table. */
 export const ORG_MCP_SESSION_SCOPE = 'org';
@@ -85,7 +88,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       sessionScope: ORG_MCP_SESSION_SCOPE,
       serverInfo: { ...ORG_MCP_INFO },
       capabilities: { tools: {} },
-      protocolVersions: [ORG_MCP_PROTOCOL],
+      protocolVersions: ORG_MCP_PROTOCOLS,
       hosts: { publicUrls: [ctx.config.publicUrl, ctx.config.authPublicUrl], bindHost: ctx.config.host },
       maxBatchLength: MAX_BATCH_LENGTH,
       async authenticate(request) {
@@ -100,12 +103,16 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
   });
 }
 
-function installToolHandlers(server: Server, registry: OrgToolRegistry, ctx: OrgContext, { principal, http }: McpCall<OrgPrincipal>): void {
+function installToolHandlers(server: Server, registry: OrgToolRegistry, ctx: OrgContext, { principal, http, client }: McpCall<OrgPrincipal>): void {
   server.setRequestHandler('tools/list', () => ({ tools: registry.tools }));
   // W3C Trace Context: a `traceparent` in the call's `_meta` wins over the HTTP request's header (the current one).
   server.setRequestHandler('tools/call', (request) =>
-    withTraceparent(parseTraceparent(request.params._meta?.traceparent) ?? currentTraceparent(), () =>
-      registry.call(request.params.name, request.params.arguments, { ctx, principal, http }),
+    withTraceparent(parseTraceparent(request.params._meta?.traceparent) ?? currentTraceparent(), async () =>
+      reachThePerson(await registry.call(request.params.name, request.params.arguments, { ctx, principal, http }), {
+        client,
+        origin: ctx.config.publicUrl,
+        acted: registry.find(request.params.name)?.annotations.readOnlyHint === false,
+      }),
     ),
   );
 }
