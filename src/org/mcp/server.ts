@@ -34,6 +34,7 @@ export const ORG_MCP_INFO = { name: 'atrium-org', version: '1.0.0' } as const;
 export const ORG_MCP_PROTOCOL = '2025-06-18';
 /** DESIGN 4.9: the contract's revision first (what an unknown version is answered), then the newer ones. */
 export const ORG_MCP_PROTOCOLS = [ORG_MCP_PROTOCOL, '2025-11-25'] as const;
+export const ORG_MCP_MODERN_PROTOCOLS = ['2026-07-28'] as const;
 export const ORG_MCP_PATH = '/mcp';
 /** The org endpoint's rows in the shared MCP session table. */
 export const ORG_MCP_SESSION_SCOPE = 'org';
@@ -89,6 +90,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       serverInfo: { ...ORG_MCP_INFO },
       capabilities: { tools: {} },
       protocolVersions: ORG_MCP_PROTOCOLS,
+      modernProtocolVersions: ORG_MCP_MODERN_PROTOCOLS,
       hosts: { publicUrls: [ctx.config.publicUrl, ctx.config.authPublicUrl], bindHost: ctx.config.host },
       maxBatchLength: MAX_BATCH_LENGTH,
       async authenticate(request) {
