@@ -16,6 +16,16 @@ import { ALL_SCOPES } from '../helpers/org-mcp.js';
 import { OWNER } from '../helpers/org.js';
 import { launchChromium } from '../helpers/page-check.js';
 
+const MODERN = '2026-07-28';
+
+interface ClientOptions {
+  name: string;
+  protocol: string;
+  urlElicitation: boolean;
+  /** What the client does with a URL it is asked to open (2026-07-28 input requests): the person's part. */
+  onUrl?: (url: string) => Promise<void>;
+}
+
 interface SdkClient {
   client: Client;
   call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
@@ -23,12 +33,22 @@ interface SdkClient {
 }
 
 /** A person's client through the real OAuth flow; `urlElicitation` declares `elicitation.url` (2025-11-25). */
-async function openClient(mail: MailOrg, person: { email: string; password: string }, options: { name: string; protocol: string; urlElicitation: boolean }): Promise<SdkClient> {
+async function openClient(mail: MailOrg, person: { email: string; password: string }, options: ClientOptions): Promise<SdkClient> {
   const connected = await connectClient(mail.org, { scopes: ALL_SCOPES, email: person.email, password: person.password, clientName: options.name });
+  const capabilities = options.urlElicitation ? { elicitation: { url: {} } } : {};
+  // The 2026-07-28 client is pinned to it (server/discover, no initialize); a 2025 one offers only its revision.
   const client = new Client(
     { name: options.name, version: '1.0.0' },
-    { supportedProtocolVersions: [options.protocol], capabilities: options.urlElicitation ? { elicitation: { url: {} } } : {} },
+    options.protocol === MODERN ? { versionNegotiation: { mode: { pin: MODERN } }, capabilities } : { supportedProtocolVersions: [options.protocol], capabilities },
   );
+  if (options.onUrl) {
+    const onUrl = options.onUrl;
+    client.setRequestHandler('elicitation/create', async (request) => {
+      if (request.params.mode !== 'url') return { action: 'decline' };
+      await onUrl(request.params.url);
+      return { action: 'accept' };
+    });
+  }
   const transport = new StreamableHTTPClientTransport(new URL(`${mail.org.url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${connected.accessToken}` } },
   });
@@ -38,7 +58,7 @@ async function openClient(mail: MailOrg, person: { email: string; password: stri
     client,
     call: (name, args) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
     async close() {
-      await transport.terminateSession().catch(() => {});
+      if (options.protocol !== MODERN) await transport.terminateSession().catch(() => {});
       await client.close();
     },
   };
@@ -69,7 +89,7 @@ describe.each(engines)('decisions reach the person, on %s', (engine) => {
   let browser: Browser;
   const clients: SdkClient[] = [];
 
-  async function open(person: { email: string; password: string }, options: { name: string; protocol: string; urlElicitation: boolean }): Promise<SdkClient> {
+  async function open(person: { email: string; password: string }, options: ClientOptions): Promise<SdkClient> {
     const opened = await openClient(mail, person, options);
     clients.push(opened);
     return opened;
@@ -139,6 +159,31 @@ describe.each(engines)('decisions reach the person, on %s', (engine) => {
     expect(retried.decision_id).toBe(elicitation.elicitationId);
     await expect.poll(async () => resultOf(await bea.call('get_operation', { operation_id: retried.operation_id })).status, { timeout: 15_000 }).toBe('succeeded');
     expect(mail.bank.calls.map((call) => JSON.parse(call.body).input)).toContainEqual({ amount: 70, reference: 'URL-1' });
+  });
+
+  it('asks a 2026-07-28 client taking URL elicitation with an input request; the person approves in the browser and the retry answers the operation', async () => {
+    const opened: string[] = [];
+    const bea = await open(BEA, {
+      name: 'Bea modern client',
+      protocol: MODERN,
+      urlElicitation: true,
+      onUrl: async (url) => {
+        opened.push(url);
+        await approveInBrowser(url, BEA);
+      },
+    });
+    // No idempotency key: the retry after the input request reads the operation, it never asks for the action again.
+    const answered = resultOf(await bea.call('execute_capability', { capability_id: mail.wireMoney, input: { amount: 33, reference: 'MRTR-1' }, space_id: mail.general, wait_seconds: 10 }));
+    expect(opened).toEqual([`${mail.org.url}/inbox/decisions/${answered.decision_id}`]);
+    expect(['running', 'succeeded']).toContain(answered.status);
+    await expect.poll(async () => resultOf(await bea.call('get_operation', { operation_id: answered.operation_id })).status, { timeout: 15_000 }).toBe('succeeded');
+    expect(mail.bank.calls.map((call) => JSON.parse(call.body).input).filter((input) => input.reference === 'MRTR-1')).toHaveLength(1);
+  });
+
+  it('gives a 2026-07-28 client without URL elicitation the page URL in the paused operation', async () => {
+    const bea = await open(BEA, { name: 'Bea modern plain client', protocol: MODERN, urlElicitation: false });
+    const started = resultOf(await bea.call('execute_capability', { capability_id: mail.wireMoney, input: { amount: 34 }, space_id: mail.general, wait_seconds: 10 }));
+    expect(started).toMatchObject({ status: 'paused', decision_url: `${mail.org.url}/inbox/decisions/${started.decision_id}` });
   });
 
   it('with decide_in_browser, resolve_decision hands a high-risk decision to the browser whatever the scopes, and it stays pending until the person decides there', async () => {

@@ -23,7 +23,7 @@ import { contextTools } from './context-tools.js';
 import { assistantTools } from './assistant-tools.js';
 import { memoryTools } from './memory-tools.js';
 import { decisionTools } from './decision-tools.js';
-import { reachThePerson } from './decision-reach.js';
+import { callToolReachingThePerson } from './decision-reach.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
 import { operationTools } from './operation-tools.js';
 import { taskTools } from './task-tools.js';
@@ -108,13 +108,9 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
 function installToolHandlers(server: Server, registry: OrgToolRegistry, ctx: OrgContext, { principal, http, client }: McpCall<OrgPrincipal>): void {
   server.setRequestHandler('tools/list', () => ({ tools: registry.tools }));
   // W3C Trace Context: a `traceparent` in the call's `_meta` wins over the HTTP request's header (the current one).
-  server.setRequestHandler('tools/call', (request) =>
-    withTraceparent(parseTraceparent(request.params._meta?.traceparent) ?? currentTraceparent(), async () =>
-      reachThePerson(await registry.call(request.params.name, request.params.arguments, { ctx, principal, http }), {
-        client,
-        origin: ctx.config.publicUrl,
-        acted: registry.find(request.params.name)?.annotations.readOnlyHint === false,
-      }),
+  server.setRequestHandler('tools/call', (request, context) =>
+    withTraceparent(parseTraceparent(request.params._meta?.traceparent) ?? currentTraceparent(), () =>
+      callToolReachingThePerson(registry, request.params, { ctx, principal, http }, { client, origin: ctx.config.publicUrl, requestState: context.mcpReq.requestState<string>() }),
     ),
   );
 }
