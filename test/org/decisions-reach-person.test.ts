@@ -116,6 +116,20 @@ describe.each(engines)('decisions reach the person, on %s', (engine) => {
     await context.close();
   }
 
+  /**
+   * A 2026-07-28 client taking URL elicitation whose person, shown a URL, opens it in Chromium and approves
+   * (after `first`, a check of how things stand when the URL arrives); `opened` lists the URLs it was shown.
+   */
+  async function openApproving(person: { email: string; password: string }, name: string, first?: () => Promise<void>): Promise<{ client: SdkClient; opened: string[] }> {
+    const opened: string[] = [];
+    const onUrl = async (url: string) => {
+      opened.push(url);
+      await first?.();
+      await approveInBrowser(url, person);
+    };
+    return { client: await open(person, { name, protocol: MODERN, urlElicitation: true, onUrl }), opened };
+  }
+
   beforeAll(async () => {
     mail = await startMailOrg(engine);
     browser = await launchChromium();
@@ -162,16 +176,7 @@ describe.each(engines)('decisions reach the person, on %s', (engine) => {
   });
 
   it('asks a 2026-07-28 client taking URL elicitation with an input request; the person approves in the browser and the retry answers the operation', async () => {
-    const opened: string[] = [];
-    const bea = await open(BEA, {
-      name: 'Bea modern client',
-      protocol: MODERN,
-      urlElicitation: true,
-      onUrl: async (url) => {
-        opened.push(url);
-        await approveInBrowser(url, BEA);
-      },
-    });
+    const { client: bea, opened } = await openApproving(BEA, 'Bea modern client');
     // No idempotency key: the retry after the input request reads the operation, it never asks for the action again.
     const answered = resultOf(await bea.call('execute_capability', { capability_id: mail.wireMoney, input: { amount: 33, reference: 'MRTR-1' }, space_id: mail.general, wait_seconds: 10 }));
     expect(opened).toEqual([`${mail.org.url}/inbox/decisions/${answered.decision_id}`]);
@@ -213,6 +218,20 @@ describe.each(engines)('decisions reach the person, on %s', (engine) => {
     const done = resultOf(await bea.call('get_operation', { operation_id: paused.operation_id }));
     expect(['running', 'succeeded']).toContain(done.status);
     expect(await decisionStatus(paused.decision_id)).toBe('approved');
+  });
+
+  it('hands a 2026-07-28 client resolve_decision to the browser as an input request; its retry says how the person decided', async () => {
+    await mail.org.service.database.rows(sql`UPDATE organization SET decide_in_browser = '["high"]'::jsonb RETURNING id`);
+    const bea = await open(BEA, { name: 'Bea wire client 3', protocol: '2025-06-18', urlElicitation: false });
+    const paused = resultOf(await bea.call('execute_capability', { capability_id: mail.wireMoney, input: { amount: 77 }, space_id: mail.general, wait_seconds: 10 }));
+    const { client: owner, opened } = await openApproving(OWNER, 'Owner modern client', async () => expect(await decisionStatus(paused.decision_id)).toBe('pending'));
+    const answer = await owner.call('resolve_decision', { decision_id: paused.decision_id, outcome: 'approve' });
+    expect(opened).toEqual([paused.decision_url]);
+    // The person approved on the page, not the client: its retry is told the decision is already approved.
+    expect(answer.isError).toBe(true);
+    expect(JSON.parse((answer.content[0] as { text: string }).text).error).toMatchObject({ code: 'invalid_state', details: { status: 'approved' } });
+    const [resolvedBy] = await mail.org.service.database.rows<{ resolved_via: string }>(sql`SELECT resolved_via FROM decisions WHERE id = ${paused.decision_id}`);
+    expect(resolvedBy.resolved_via).toBe('inbox');
   });
 
   it('lets resolve_decision resolve tiers the setting leaves out', async () => {
