@@ -15,6 +15,7 @@ export const ORG_ERROR_CODES = {
   unauthorized: 401,
   forbidden: 403,
   no_space: 403,
+  decide_in_browser: 403,
   not_found: 404,
   invalid_state: 409,
   idempotency_conflict: 409,
@@ -37,6 +38,16 @@ export const orgErrors = {
   unauthorized: (message: string) => orgError('unauthorized', message),
   /** Allowed by scope, refused by a rule of the organization (self-approval, …). */
   forbidden: (message: string) => orgError('forbidden', message),
+  /**
+   * Issue 21 item 5: the organization wants a person to make this decision in their own browser, whatever scopes
+   * the client holds; `details.decision_url` is its page.
+   */
+  decideInBrowser: (risk: string, decisionId: string, decisionUrl: string) =>
+    orgError(
+      'decide_in_browser',
+      `the organization has a person decide ${risk}-risk actions in their browser, not through an AI client: ask them to open ${decisionUrl} and decide there (the decision stays pending until they do)`,
+      { decision_id: decisionId, decision_url: decisionUrl },
+    ),
   /** Spec 4.2 rule 2, DESIGN 4.3: with no space to place work in, the client must stop. */
   noSpace: () =>
     orgError('no_space', 'you belong to no space, so no work can be placed: stop here and ask the person to have an owner or admin add them to a space'),

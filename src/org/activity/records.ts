@@ -68,7 +68,8 @@ export type ActivityKind =
   | 'agent.created'
   | 'agent.updated'
   | 'capability.created'
-  | 'capability.updated';
+  | 'capability.updated'
+  | 'organization.settings_changed';
 
 export interface NewActivity {
   kind: ActivityKind;

@@ -10,6 +10,7 @@ import type { Queryable } from '../../platform/database.js';
 import { toIso } from '../../platform/time.js';
 import { agentMonthlyUsage, agents, capabilities, decisions, operations, people, spaces, tasks, taskQuestions } from '../schema.js';
 import type { OrgEvent } from './announce.js';
+import { decisionPageUrl } from '../decisions/page-url.js';
 
 /** The most of a decision's input a body quotes (JSON characters); past it a shortened preview is sent. */
 const MAX_INPUT_CHARS = 4096;
@@ -77,7 +78,7 @@ async function decisionData(db: Queryable, id: string, origin: string, { resolve
     space: row.space,
     requested_for: row.requestedFor,
     expires_at: toIso(decision.expiresAt),
-    url: `${origin}/inbox/decisions/${decision.id}`,
+    url: decisionPageUrl(origin, decision.id),
     ...(resolved && {
       outcome: decision.status,
       resolved_by: row.resolvedBy,

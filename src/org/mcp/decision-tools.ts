@@ -12,6 +12,7 @@ import type { OrgToolCall } from './tools.js';
 import { defineOrgTool } from './tools.js';
 import { DECISION_STATUSES } from '../decisions/states.js';
 import { decisionRecord, decisionsFor, resolvedDecision, type Resolver } from '../decisions/records.js';
+import { refuseIfDecidedInBrowser } from '../settings/decision-settings.js';
 
 async function resolverOf({ db, principal }: OrgToolCall): Promise<Resolver> {
   // call.db: inside resolve_decision it is the idempotency key's transaction (PGlite has one connection).
@@ -73,6 +74,7 @@ export const decisionTools = [
         // DESIGN 4.4: never the client whose action it is, whatever its scopes.
         throw orgErrors.forbidden('this client asked for this action itself, so it cannot resolve it: another person or client must');
       }
+      if (visible.length) await refuseIfDecidedInBrowser(call.db, visible[0], call.ctx.config.publicUrl);
       return resolveDecision(call.db, { decisionId: decision_id, outcome, note, remember }, resolver);
     },
   }),

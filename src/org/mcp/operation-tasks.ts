@@ -67,8 +67,11 @@ export type RunTool = (name: string, args: Record<string, unknown> | undefined) 
 export interface OperationTasks {
   /** The `tools/list` answer for this client: work tools say they may run as tasks (2025-11-25). */
   listed(client: McpClient, tools: Tool[]): Tool[];
-  /** A `tools/call`: a task-augmented call of a work tool starts its operation and answers the task. */
-  callTool(params: CallToolRequest['params'], client: McpClient, run: RunTool): Promise<CallToolResult>;
+  /**
+   * A `tools/call`: a task-augmented call of a work tool starts its operation (through `run`) and answers the
+   * task; any other call is answered by `otherwise`.
+   */
+  callTool<Other>(params: CallToolRequest['params'], client: McpClient, run: RunTool, otherwise: () => Promise<Other>): Promise<CallToolResult | Other>;
   /** Declares the tasks capability and installs the `tasks/*` methods for a client whose revision has them. */
   install(server: Server, client: McpClient, caller: { personId: string }, run: RunTool): void;
 }
@@ -141,10 +144,10 @@ export function operationTasks(options: {
       return listed;
     },
 
-    async callTool(params, client, run) {
+    async callTool(params, client, run, otherwise) {
       const augmented = params.task !== undefined && client.protocolVersion === AUGMENTED_REVISION;
       const extended = client.protocolVersion === EXTENSION_REVISION && declaresTasks(client) && workTools.has(params.name);
-      if (!augmented && !extended) return run(params.name, params.arguments);
+      if (!augmented && !extended) return otherwise();
       // 2025-11-25 "Tool-Level Negotiation": a tool without taskSupport called as a task is -32601.
       if (!workTools.has(params.name)) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `the tool ${params.name} does not run as a task`);
       // The operation is started and answered as it stands, at once: the task is how the client follows it.

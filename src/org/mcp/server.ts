@@ -23,6 +23,7 @@ import { contextTools } from './context-tools.js';
 import { assistantTools } from './assistant-tools.js';
 import { memoryTools } from './memory-tools.js';
 import { decisionTools } from './decision-tools.js';
+import { callToolReachingThePerson } from './decision-reach.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
 import { operationTools } from './operation-tools.js';
 import { taskTools } from './task-tools.js';
@@ -109,11 +110,18 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
 }
 
 function installToolHandlers(server: Server, registry: OrgToolRegistry, tasks: OperationTasks, ctx: OrgContext, { principal, http, client }: McpCall<OrgPrincipal>): void {
-  const run = (name: string, args: Record<string, unknown> | undefined) => registry.call(name, args, { ctx, principal, http });
+  const call = { ctx, principal, http };
+  const run = (name: string, args: Record<string, unknown> | undefined) => registry.call(name, args, call);
   server.setRequestHandler('tools/list', () => ({ tools: tasks.listed(client, registry.tools) }));
   // W3C Trace Context: a `traceparent` in the call's `_meta` wins over the HTTP request's header (the current one).
-  server.setRequestHandler('tools/call', (request) =>
-    withTraceparent(parseTraceparent(request.params._meta?.traceparent) ?? currentTraceparent(), () => tasks.callTool(request.params, client, run)),
+  // A call run as a task is followed through the task (whose input_required names the decision); any other call
+  // that pauses points the person at the decision page (decision-reach.ts).
+  server.setRequestHandler('tools/call', (request, context) =>
+    withTraceparent(parseTraceparent(request.params._meta?.traceparent) ?? currentTraceparent(), () =>
+      tasks.callTool(request.params, client, run, () =>
+        callToolReachingThePerson(registry, request.params, call, { client, origin: ctx.config.publicUrl, requestState: context.mcpReq.requestState<string>() }),
+      ),
+    ),
   );
   tasks.install(server, client, principal, run);
 }

@@ -6,6 +6,7 @@
 import { render } from 'preact-render-to-string';
 import type { DecisionRecord } from '../decisions/records.js';
 import { formatTime } from '../../platform/time.js';
+import { decisionPageUrl } from '../decisions/page-url.js';
 
 /** The most of the arguments an email shows; the decision page shows them whole. */
 const SHOWN_ARGUMENT_CHARS = 2048;
@@ -74,7 +75,7 @@ export function decisionEmail(reason: DecisionReason, decision: DecisionRecord, 
       },
       { label: 'Expires', value: expires },
     ],
-    links: [{ label: 'Approve or deny', url: `${origin}/inbox/decisions/${encodeURIComponent(decision.id)}` }],
+    links: [{ label: 'Approve or deny', url: decisionPageUrl(origin, decision.id) }],
   }, origin);
 }
 

@@ -68,6 +68,8 @@ export const operationRecord = z.object({
   result: z.unknown().optional(),
   error: operationError.optional(),
   decision_id: z.string().optional(),
+  /** A paused operation's decision page, where its person approves or denies it (added by mcp/decision-reach.ts). */
+  decision_url: z.string().optional(),
   /** get_operation: the decision the operation waited for, once resolved, with who resolved it and where. */
   decision: z.object({ status: z.string(), resolved_by: resolvedByRecord.optional(), note: z.string().optional() }).optional(),
 });

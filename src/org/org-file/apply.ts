@@ -24,6 +24,7 @@ import { newId } from '../ids.js';
 import { setSpaceMembers, upsertSpace } from '../spaces/records.js';
 import { upsertCapability } from '../capabilities/catalogue.js';
 import { upsertDeclaredEndpoint } from '../events/endpoints.js';
+import type { Risk } from '../gate/types.js';
 
 /** What applying did to one declared record: an upsert's outcome, or `adopted` (taken over from the console, otherwise unchanged). */
 export type ApplyOutcome = UpsertOutcome | 'adopted';
@@ -251,7 +252,7 @@ export async function ensureOrganization(tx: Queryable, declared?: OrgFile['orga
     if (declared) {
       await tx
         .update(organization)
-        .set({ name: declared.name, clientAutonomy: declared.client_autonomy, approvalsByRisk: declared.approvals, updatedAt: sql`now()` })
+        .set({ name: declared.name, clientAutonomy: declared.client_autonomy, approvalsByRisk: declared.approvals, ...decisionSettings(declared), updatedAt: sql`now()` })
         .where(eq(organization.id, existing.id));
     }
     return { created: false };
@@ -261,8 +262,17 @@ export async function ensureOrganization(tx: Queryable, declared?: OrgFile['orga
     name: declared?.name ?? 'My organization',
     clientAutonomy: declared?.client_autonomy ?? 1,
     approvalsByRisk: declared?.approvals ?? {},
+    ...(declared ? decisionSettings(declared) : {}),
   });
   return { created: true };
+}
+
+/** Where decisions are made (issue 21): set when the file names them; otherwise left as the console set them. */
+function decisionSettings(declared: NonNullable<OrgFile['organization']>): { decideInBrowser?: Risk[]; inAppDecisions?: boolean } {
+  return {
+    ...(declared.decide_in_browser === undefined ? {} : { decideInBrowser: declared.decide_in_browser }),
+    ...(declared.in_app_decisions === undefined ? {} : { inAppDecisions: declared.in_app_decisions }),
+  };
 }
 
 /** Every email the file refers to (members, responsible) must be a person, declared here or already known. */

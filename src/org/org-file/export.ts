@@ -34,12 +34,21 @@ const HEADER = [
 
 async function organizationSection(db: Queryable): Promise<ExportedSection> {
   const [row] = await db
-    .select({ name: organization.name, clientAutonomy: organization.clientAutonomy, approvals: organization.approvalsByRisk })
+    .select({
+      name: organization.name,
+      clientAutonomy: organization.clientAutonomy,
+      approvals: organization.approvalsByRisk,
+      decideInBrowser: organization.decideInBrowser,
+      inAppDecisions: organization.inAppDecisions,
+    })
     .from(organization)
     .limit(1);
   if (!row) return { field: 'organization', value: undefined };
   const approvals = Object.keys(row.approvals).length ? { approvals: row.approvals } : {};
-  return { field: 'organization', value: { name: row.name, client_autonomy: row.clientAutonomy, ...approvals } };
+  // Written only when set: a file without them leaves the console's choice alone, so the defaults need no line.
+  const browser = row.decideInBrowser.length ? { decide_in_browser: row.decideInBrowser } : {};
+  const inApp = row.inAppDecisions ? { in_app_decisions: true } : {};
+  return { field: 'organization', value: { name: row.name, client_autonomy: row.clientAutonomy, ...approvals, ...browser, ...inApp } };
 }
 
 /** People who may sign in; someone removed is not declared again. */

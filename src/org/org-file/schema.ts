@@ -110,6 +110,15 @@ export const orgFileSchema = z
           .strictObject(Object.fromEntries(RISKS.map((tier) => [tier, approvals.optional().describe(`people who must approve a paused ${tier}-risk action`)])))
           .default({})
           .describe('the two-person rule by risk tier, such as { critical: 2 }; a tier not named needs one approval'),
+        decide_in_browser: z
+          .array(z.enum(RISKS))
+          .refine((tiers) => new Set(tiers).size === tiers.length, 'names a risk tier twice')
+          .optional()
+          .describe('risk tiers whose decisions resolve_decision over MCP hands to the person\'s browser, such as [high, critical]; left as the console set it when absent'),
+        in_app_decisions: z
+          .boolean()
+          .optional()
+          .describe('whether an MCP App may resolve a decision inside the AI client (otherwise it opens the decision page); left as the console set it when absent'),
       })
       .optional()
       .describe('the organization itself (created with the first person when absent)'),

@@ -36,6 +36,7 @@ import { registerTaskPages } from './tasks.js';
 import { registerPeoplePage } from './people.js';
 import { registerEventPages } from './events.js';
 import { registerJoinPage } from './join.js';
+import { registerSettingsPage } from './settings.js';
 import type { OrgToolDefinition } from '../mcp/tools.js';
 
 /** `tools`: the org MCP tools the service serves, listed on `/docs`. */
@@ -104,5 +105,6 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerPeoplePage(scope, web);
     registerEventPages(scope, web);
     registerJoinPage(scope, web);
+    registerSettingsPage(scope, web);
   });
 }

@@ -20,6 +20,8 @@ export const CONSOLE_SECTIONS = [
   { path: '/people', name: 'People' },
   // Where the organization's events go (web/events.tsx): owners and admins only, so only they are shown the link.
   { path: '/events', name: 'Events', admins: true },
+  // The organization settings (web/settings.tsx): owners and admins only, like Events.
+  { path: '/settings', name: 'Settings', admins: true },
   { path: '/account', name: 'Account' },
 ] as const satisfies readonly { path: string; name: string; admins?: boolean }[];
 
