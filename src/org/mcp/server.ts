@@ -7,7 +7,7 @@
  * Order of refusals for a POST: foreign Host/Origin 403 → no valid token 401 → body over 1 MiB 413 →
  * batch over 25 413 → a tools/call lacking its scope 403 → the MCP server.
  */
-import type { Server } from '@modelcontextprotocol/server';
+import type { Server, Tool } from '@modelcontextprotocol/server';
 import type { FastifyReply } from 'fastify';
 import { resourceMetadataUrl } from '../../auth/index.js';
 import type { HttpServer } from '../../platform/http.js';
@@ -24,6 +24,7 @@ import { assistantTools } from './assistant-tools.js';
 import { memoryTools } from './memory-tools.js';
 import { decisionTools } from './decision-tools.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
+import { orgServerInfo, orgToolLists } from './presentation.js';
 import { operationTools } from './operation-tools.js';
 import { taskTools } from './task-tools.js';
 import { toOrgTool, type OrgMcpCall, type OrgPrincipal, type OrgTool, type OrgToolDefinition, type OrgToolRegistry } from './tools.js';
@@ -59,6 +60,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
   const tools = (options.tools ?? orgTools).map((definition) => toOrgTool(definition, { deadlineMs: options.deadlineMs }));
   const registry: OrgToolRegistry = buildMcpToolRegistry<OrgMcpCall, OrgTool>(tools, ctx.log);
   const principals = new WeakMap<object, OrgPrincipal>();
+  const toolsFor = orgToolLists(registry.tools, ctx.config.publicUrl);
 
   app.register(async (scope) => {
     // Bearer refusals keep the SDK's answer (challenge header and OAuth error body); the rest as usual.
@@ -83,7 +85,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       path: ORG_MCP_PATH,
       db: ctx.db,
       sessionScope: ORG_MCP_SESSION_SCOPE,
-      serverInfo: { ...ORG_MCP_INFO },
+      serverInfo: orgServerInfo({ ...ORG_MCP_INFO }, ctx.config.publicUrl),
       capabilities: { tools: {} },
       protocolVersions: [ORG_MCP_PROTOCOL],
       hosts: { publicUrls: [ctx.config.publicUrl, ctx.config.authPublicUrl], bindHost: ctx.config.host },
@@ -95,13 +97,14 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       },
       // A session belongs to the person and client it was opened for.
       principalId: (principal) => `${principal.personId} ${principal.clientId}`,
-      installHandlers: (server, call) => installToolHandlers(server, registry, ctx, call),
+      installHandlers: (server, call) => installToolHandlers(server, registry, toolsFor(call.client), ctx, call),
     });
   });
 }
 
-function installToolHandlers(server: Server, registry: OrgToolRegistry, ctx: OrgContext, { principal, http }: McpCall<OrgPrincipal>): void {
-  server.setRequestHandler('tools/list', () => ({ tools: registry.tools }));
+function installToolHandlers(server: Server, registry: OrgToolRegistry, tools: Tool[], ctx: OrgContext, { principal, http }: McpCall<OrgPrincipal>): void {
+  // In the registry's order (orgTools), with the presentation of the client's revision (presentation.ts).
+  server.setRequestHandler('tools/list', () => ({ tools }));
   // W3C Trace Context: a `traceparent` in the call's `_meta` wins over the HTTP request's header (the current one).
   server.setRequestHandler('tools/call', (request) =>
     withTraceparent(parseTraceparent(request.params._meta?.traceparent) ?? currentTraceparent(), () =>
