@@ -4,6 +4,7 @@
  * client gets exactly the answers it always got; and `tools/list` keeps one order, `orgTools`, on every process
  * and after a restart. Spoken with the official SDK client over the real OAuth flow.
  */
+import { readFile } from 'node:fs/promises';
 import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMcpToolRegistry } from '../../src/platform/mcp/tools.js';
@@ -43,6 +44,17 @@ describe('how the org server presents itself, revision by revision', () => {
 
   it('has a title and all four hints for every org tool, in the order of orgTools', () => {
     expect(Object.keys(TOOL_PRESENTATION)).toEqual(toolNames);
+  });
+
+  it("is the README's tool presentation table, row for row", async () => {
+    const readme = await readFile('README.md', 'utf8');
+    const table = readme.split('<!-- tool presentation:')[1].split('<!-- end of tool presentation -->')[0];
+    const yes = (hint: boolean) => (hint ? 'yes' : 'no');
+    const rows = Object.entries(TOOL_PRESENTATION).map(
+      ([name, { title, annotations: a }]) =>
+        `| \`${name}\` | ${title} | ${yes(a.readOnlyHint)} | ${yes(a.destructiveHint)} | ${yes(a.idempotentHint)} | ${yes(a.openWorldHint)} |`,
+    );
+    expect(table.split('\n').filter((line) => line.startsWith('| `'))).toEqual(rows);
   });
 
   it('gives a 2025-06-18 client the registry list itself and the contract serverInfo, nothing added', () => {
