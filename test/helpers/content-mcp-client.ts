@@ -38,9 +38,12 @@ export interface Connected {
   close(): Promise<void>;
 }
 
-/** An initialized SDK client session against `{baseUrl}/mcp`. */
-export async function connectClient(baseUrl: string, name = AGENT_NAME): Promise<Connected> {
-  const client = new Client({ name, version: '1.0.0' });
+/**
+ * An initialized SDK client session against `{baseUrl}/mcp`, at the spec's `2025-03-26` unless a test asks for
+ * another revision (the SDK's own default would be its newest 2025 revision).
+ */
+export async function connectClient(baseUrl: string, name = AGENT_NAME, protocolVersion = '2025-03-26'): Promise<Connected> {
+  const client = new Client({ name, version: '1.0.0' }, { supportedProtocolVersions: [protocolVersion] });
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: BEARER } });
   await client.connect(transport);
   return {

@@ -37,9 +37,12 @@ export async function connectOrgMcp(org: TestOrg, options: ConnectOptions = {}):
   return openOrgMcp(org, connected);
 }
 
-/** An SDK session for a token the test already holds. */
-export async function openOrgMcp(org: TestOrg, connected: ConnectedClient): Promise<OrgMcp> {
-  const client = new Client({ name: 'org-test-client', version: '1.0.0' });
+/**
+ * An SDK session for a token the test already holds, at the contract's `2025-06-18` unless a test asks for
+ * another 2025 revision (the SDK's own default would be its newest).
+ */
+export async function openOrgMcp(org: TestOrg, connected: ConnectedClient, protocolVersion = '2025-06-18'): Promise<OrgMcp> {
+  const client = new Client({ name: 'org-test-client', version: '1.0.0' }, { supportedProtocolVersions: [protocolVersion] });
   const transport = new StreamableHTTPClientTransport(new URL(`${org.url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${connected.accessToken}` } },
   });

@@ -23,6 +23,9 @@ import { buildToolRegistry, type ToolRegistry } from './tools.js';
 /** Spec 4.3 and 9: a fixed server name, version 1.0.0, protocol 2025-03-26. */
 export const CONTENT_MCP_INFO = { name: 'atrium-content', version: '1.0.0' } as const;
 export const CONTENT_MCP_PROTOCOL = '2025-03-26';
+/** DESIGN 4.9: the spec's revision first (what an unknown version is answered); newer ones on request. */
+export const CONTENT_MCP_PROTOCOLS = [CONTENT_MCP_PROTOCOL, '2025-06-18', '2025-11-25'] as const;
+export const CONTENT_MCP_MODERN_PROTOCOLS = ['2026-07-28'] as const;
 export const CONTENT_MCP_PATH = '/mcp';
 
 export const contentTools = [...blogTools, ...changelogTools, ...roadmapTools, ...searchTools, ...assetTools, ...activityTools];
@@ -45,7 +48,8 @@ export function contentMcpEndpoint(ctx: ContentContext): McpEndpointOptions<void
     sessionScope: CONTENT_MCP_SESSION_SCOPE,
     serverInfo: { ...CONTENT_MCP_INFO },
     capabilities: { tools: {} },
-    protocolVersions: [CONTENT_MCP_PROTOCOL],
+    protocolVersions: CONTENT_MCP_PROTOCOLS,
+    modernProtocolVersions: CONTENT_MCP_MODERN_PROTOCOLS,
     hosts: { publicUrls: [ctx.config.publicUrl], bindHost: ctx.config.host },
     // Sessions are cached in memory; ending one on any process drops it everywhere through the change feed.
     changes: ctx.changes,

@@ -32,6 +32,9 @@ import { toOrgTool, type OrgMcpCall, type OrgPrincipal, type OrgTool, type OrgTo
 /** Spec 9 and DESIGN 4.3. */
 export const ORG_MCP_INFO = { name: 'atrium-org', version: '1.0.0' } as const;
 export const ORG_MCP_PROTOCOL = '2025-06-18';
+/** DESIGN 4.9: the contract's revision first (what an unknown version is answered), then the newer ones. */
+export const ORG_MCP_PROTOCOLS = [ORG_MCP_PROTOCOL, '2025-11-25'] as const;
+export const ORG_MCP_MODERN_PROTOCOLS = ['2026-07-28'] as const;
 export const ORG_MCP_PATH = '/mcp';
 /** The org endpoint's rows in the shared MCP session table. */
 export const ORG_MCP_SESSION_SCOPE = 'org';
@@ -87,7 +90,8 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       sessionScope: ORG_MCP_SESSION_SCOPE,
       serverInfo: orgServerInfo({ ...ORG_MCP_INFO }, ctx.config.publicUrl),
       capabilities: { tools: {} },
-      protocolVersions: [ORG_MCP_PROTOCOL],
+      protocolVersions: ORG_MCP_PROTOCOLS,
+      modernProtocolVersions: ORG_MCP_MODERN_PROTOCOLS,
       hosts: { publicUrls: [ctx.config.publicUrl, ctx.config.authPublicUrl], bindHost: ctx.config.host },
       maxBatchLength: MAX_BATCH_LENGTH,
       async authenticate(request) {

@@ -15,11 +15,22 @@
  *
  * Per request only the `Server` object, its handlers (closures over prepared data) and the transport are
  * built; anything costly (tool schemas, JSON Schema documents) belongs in the caller's start-up code.
+ *
+ * Revision `2026-07-28` has no protocol sessions: each request carries its version, client and capabilities in
+ * `_meta`. When the endpoint serves it (`modernProtocolVersions`), a POST the SDK's `isLegacyRequest` does not
+ * classify as 2025-era goes to the SDK's own strict modern handler (`createMcpHandler`, `legacy: 'reject'`),
+ * built from the same server factory, after the same host, authentication, body and batch checks; everything
+ * else (initialize, session requests, GET, DELETE) keeps the session rules above.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  createMcpHandler,
   isInitializeRequest,
   isJsonContentType,
+  isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
   Server,
   WebStandardStreamableHTTPServerTransport,
   type Implementation,
@@ -76,6 +87,11 @@ export interface McpEndpointOptions<Principal> {
    * version in `MCP-Protocol-Version` are refused by the transport.
    */
   protocolVersions: readonly [string, ...string[]];
+  /**
+   * The sessionless revisions served besides, through the SDK's modern path (`server/discover`, the `_meta`
+   * envelope). Absent or empty: 2025-era traffic only, and a modern request meets the session rules.
+   */
+  modernProtocolVersions?: readonly ModernProtocolVersion[];
   /** The names the service is reached by: Host and Origin must name one of them (host-guard.ts). */
   hosts: AllowedHostsSource;
   /**
@@ -97,6 +113,9 @@ export interface McpEndpointOptions<Principal> {
   changes?: ChangeFeed;
 }
 
+/** The sessionless revisions the installed SDK's `createMcpHandler` serves. */
+export type ModernProtocolVersion = '2026-07-28';
+
 const MiB = 1024 * 1024;
 
 export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndpointOptions<Principal>): void {
@@ -109,6 +128,24 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
   const sessions = new SessionStore(options.db, options.sessionScope, { changes: options.changes });
   /** Open GET streams, closed on shutdown so that draining does not wait for clients to hang up. */
   const openStreams = new Set<WebStandardStreamableHTTPServerTransport>();
+  /** The call of each modern request, keyed by the web Request the SDK hands back to the factory. */
+  const modernCalls = new WeakMap<Request, McpCall<Principal>>();
+  const modern = options.modernProtocolVersions?.length
+    ? createMcpHandler(({ requestInfo }) => newServer(modernCalls.get(requestInfo!)!), {
+        legacy: 'reject',
+        keepAliveMs: options.keepAliveMs,
+        maxRequestBodySize: maxBodyBytes,
+      })
+    : undefined;
+
+  /** 2026-07-28: one request, no session; the SDK checks the envelope, headers and revision before the factory runs. */
+  async function serveModern(request: FastifyRequest, call: McpCall<Principal>, body: unknown): Promise<Response> {
+    const webRequest = toWebRequest(request);
+    modernCalls.set(webRequest, call);
+    const response = await modern!.fetch(webRequest, { parsedBody: body });
+    if (call.http.status === undefined || !response.headers.get('content-type')?.startsWith('application/json')) return response;
+    return new Response(response.body, { status: call.http.status, headers: response.headers });
+  }
 
   /** Runs one request through a fresh server and stateless transport, and sends the web Response. */
   async function serve(request: FastifyRequest, reply: FastifyReply, call: McpCall<Principal>, init: TransportInit): Promise<Response> {
@@ -144,6 +181,13 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
       sendRpcError(reply, 404, RPC.sessionNotFound, 'Session not found');
       return undefined;
     }
+    // 2025-06-18 transport, "Protocol Version Header": an invalid version → 400. With several revisions served, a
+    // header naming another revision than the session negotiated is invalid for it (the SDK only checks the list).
+    const version = request.headers['mcp-protocol-version'];
+    if (typeof version === 'string' && version !== session.protocolVersion) {
+      sendRpcError(reply, 400, RPC.serverError, `Bad Request: Unsupported protocol version: ${version} (this session speaks ${session.protocolVersion})`);
+      return undefined;
+    }
     return session;
   }
 
@@ -168,6 +212,9 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
     if (!mode) return sendRpcError(reply, 406, RPC.serverError, 'Not Acceptable: accept application/json or text/event-stream');
 
     const principal = principals.get(request) as Principal;
+    if (modern && !(await isLegacyRequest(toWebRequest(request), body, { maxRequestBodySize: maxBodyBytes }))) {
+      return reply.send(await serveModern(request, { client: envelopeClient(body), principal, http: {} }, body));
+    }
     const initialize = messages.find((message) => isObject(message) && message.method === 'initialize');
     if (initialize && messages.length === 1) {
       if (!isInitializeRequest(initialize)) {
@@ -238,6 +285,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
 
   app.addHook('preClose', async () => {
     await Promise.all([...openStreams].map((transport) => transport.close()));
+    await modern?.close();
   });
 }
 
@@ -267,6 +315,24 @@ export function createServerFactory<Principal>(
 function sessionCall<Principal>(session: McpSession, principal: Principal): McpCall<Principal> {
   const client = { protocolVersion: session.protocolVersion, name: session.clientName, version: session.clientVersion, capabilities: session.clientCapabilities };
   return { session, client, principal, http: {} };
+}
+
+/**
+ * The client of a 2026-07-28 request, from its `_meta` envelope (SEP-2575 / 2026-07-28 "Per-request metadata").
+ * The SDK refuses a missing or malformed envelope before any handler runs, so the fallbacks only ever describe
+ * a notification, which has no handler that reads them.
+ */
+function envelopeClient(body: unknown): McpClient {
+  const params = isObject(body) && isObject(body.params) ? body.params : {};
+  const meta = isObject(params._meta) ? params._meta : {};
+  const info = isObject(meta[CLIENT_INFO_META_KEY]) ? meta[CLIENT_INFO_META_KEY] : {};
+  const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
+  return {
+    protocolVersion: typeof meta[PROTOCOL_VERSION_META_KEY] === 'string' ? meta[PROTOCOL_VERSION_META_KEY] : '',
+    name: typeof info.name === 'string' ? info.name : '',
+    version: typeof info.version === 'string' ? info.version : null,
+    capabilities: isObject(capabilities) ? capabilities : {},
+  };
 }
 
 interface TransportInit {
