@@ -24,9 +24,12 @@ const registryTools = (): Tool[] =>
   buildMcpToolRegistry(orgTools.map((definition) => toOrgTool(definition)), { warn() {}, error() {} } as never).tools as Tool[];
 const toolNames = orgTools.map((tool) => tool.name);
 
-/** An SDK client session offering only `revision` in initialize. */
+/** An SDK client speaking only `revision`: offered in initialize, or pinned for the sessionless 2026-07-28. */
 async function listAs(org: TestOrg, accessToken: string, revision: string) {
-  const client = new Client({ name: 'presentation-test', version: '1.0.0' }, { supportedProtocolVersions: [revision] });
+  const client =
+    revision === '2026-07-28'
+      ? new Client({ name: 'presentation-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: revision } } })
+      : new Client({ name: 'presentation-test', version: '1.0.0' }, { supportedProtocolVersions: [revision] });
   const transport = new StreamableHTTPClientTransport(new URL(`${org.url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${accessToken}` } },
   });
@@ -108,6 +111,17 @@ describe.each(engines)('the org endpoint on %s', (engine) => {
     expect(serverInfo).toEqual({ name: 'atrium-org', version: '1.0.0' });
     expect(tools).toEqual(registryTools());
     expect(tools.some((tool) => 'title' in tool || 'icons' in tool)).toBe(false);
+  });
+
+  it.each(['2025-11-25', '2026-07-28'])('shows a %s client the title, icon and four hints of the server and every tool', async (revision) => {
+    const { serverInfo, tools } = await listAs(org, accessToken, revision);
+    const icon = { src: `${org.config.publicUrl}${ORG_ICON_PATH}`, mimeType: 'image/svg+xml', sizes: ['any'] };
+    expect(serverInfo).toMatchObject({ name: 'atrium-org', version: '1.0.0', title: 'Atrium', websiteUrl: org.config.publicUrl, icons: [icon] });
+    expect(tools.map((tool) => tool.name)).toEqual(toolNames);
+    for (const tool of tools) {
+      expect(tool).toMatchObject({ title: TOOL_PRESENTATION[tool.name].title, icons: [icon] });
+      expect(tool.annotations).toMatchObject(TOOL_PRESENTATION[tool.name].annotations);
+    }
   });
 
   it('serves the icon it names from the org origin', async () => {
