@@ -150,7 +150,12 @@ describe.runIf(postgresUrl)('the tools/list order across processes and restarts,
     const b = await startOrg('postgres', { database, config: sameOrigin });
     running.push(b);
     const { accessToken } = await connectClient(a, { scopes: ALL_SCOPES });
-    const names = async (org: TestOrg) => (await listAs(org, accessToken, '2025-06-18')).tools.map((tool) => tool.name);
+    const listedAt = async (org: TestOrg, revision: string) => (await listAs(org, accessToken, revision)).tools.map((tool) => tool.name);
+    const names = async (org: TestOrg) => {
+      const [contract, newest] = await Promise.all([listedAt(org, '2025-06-18'), listedAt(org, '2026-07-28')]);
+      expect(newest).toEqual(contract);
+      return contract;
+    };
     expect(await names(a)).toEqual(toolNames);
     expect(await names(b)).toEqual(toolNames);
     await b.close();
