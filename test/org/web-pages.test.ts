@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { SCOPE_NAMES } from '../../src/auth/scopes.js';
 import { orgTools } from '../../src/org/mcp/server.js';
+import { TOOL_PRESENTATION } from '../../src/org/mcp/presentation.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { connectClient } from '../helpers/oauth-flow.js';
@@ -48,6 +49,8 @@ describe.each(engines)('org home, tools and layout on %s', (engine) => {
     for (const tool of orgTools) {
       const block = page.getByRole('region', { name: tool.name, exact: true });
       await expect(block.textContent()).resolves.toContain(tool.scope ?? 'any valid token');
+      // The title and hints newer MCP clients show, in words.
+      await expect(block.textContent()).resolves.toContain(`${TOOL_PRESENTATION[tool.name].title}. `);
       await expect(block.getByText('Input schema').count()).resolves.toBe(1);
     }
     // The schemas are closed until asked for: one click opens one.

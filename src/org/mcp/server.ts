@@ -7,7 +7,7 @@
  * Order of refusals for a POST: foreign Host/Origin 403 → no valid token 401 → body over 1 MiB 413 →
  * batch over 25 413 → a tools/call lacking its scope 403 → the MCP server.
  */
-import type { Server } from '@modelcontextprotocol/server';
+import type { Server, Tool } from '@modelcontextprotocol/server';
 import type { FastifyReply } from 'fastify';
 import { resourceMetadataUrl } from '../../auth/index.js';
 import type { HttpServer } from '../../platform/http.js';
@@ -25,6 +25,7 @@ import { memoryTools } from './memory-tools.js';
 import { decisionTools } from './decision-tools.js';
 import { callToolReachingThePerson } from './decision-reach.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
+import { orgServerInfo, orgToolLists } from './presentation.js';
 import { operationTools } from './operation-tools.js';
 import { taskTools } from './task-tools.js';
 import { operationTasks, type OperationTasks } from './operation-tasks.js';
@@ -67,6 +68,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
   const workTools = definitions.filter((definition) => definition.effect === 'work').map((definition) => definition.name);
   const tasks = operationTasks({ ctx, workTools, blockMs: options.deadlineMs ?? TOOL_DEADLINE_MS });
   const principals = new WeakMap<object, OrgPrincipal>();
+  const toolsFor = orgToolLists(registry.tools, ctx.config.publicUrl);
 
   app.register(async (scope) => {
     // Bearer refusals keep the SDK's answer (challenge header and OAuth error body); the rest as usual.
@@ -91,7 +93,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       path: ORG_MCP_PATH,
       db: ctx.db,
       sessionScope: ORG_MCP_SESSION_SCOPE,
-      serverInfo: { ...ORG_MCP_INFO },
+      serverInfo: orgServerInfo({ ...ORG_MCP_INFO }, ctx.config.publicUrl),
       capabilities: { tools: {} },
       protocolVersions: ORG_MCP_PROTOCOLS,
       modernProtocolVersions: ORG_MCP_MODERN_PROTOCOLS,
@@ -104,15 +106,24 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       },
       // A session belongs to the person and client it was opened for.
       principalId: (principal) => `${principal.personId} ${principal.clientId}`,
-      installHandlers: (server, call) => installToolHandlers(server, registry, tasks, ctx, call),
+      installHandlers: (server, call) => installToolHandlers(server, registry, tasks, toolsFor(call.client), ctx, call),
     });
   });
 }
 
-function installToolHandlers(server: Server, registry: OrgToolRegistry, tasks: OperationTasks, ctx: OrgContext, { principal, http, client }: McpCall<OrgPrincipal>): void {
+function installToolHandlers(
+  server: Server,
+  registry: OrgToolRegistry,
+  tasks: OperationTasks,
+  tools: Tool[],
+  ctx: OrgContext,
+  { principal, http, client }: McpCall<OrgPrincipal>,
+): void {
   const call = { ctx, principal, http };
   const run = (name: string, args: Record<string, unknown> | undefined) => registry.call(name, args, call);
-  server.setRequestHandler('tools/list', () => ({ tools: tasks.listed(client, registry.tools) }));
+  // In the registry's order (orgTools), with the presentation of the client's revision (presentation.ts) and,
+  // where the revision has tasks, the work tools' task support.
+  server.setRequestHandler('tools/list', () => ({ tools: tasks.listed(client, tools) }));
   // W3C Trace Context: a `traceparent` in the call's `_meta` wins over the HTTP request's header (the current one).
   // A call run as a task is followed through the task (whose input_required names the decision); any other call
   // that pauses points the person at the decision page (decision-reach.ts).

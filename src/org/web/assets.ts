@@ -1,6 +1,6 @@
 /**
  * The pages' static files, served from this origin (no CDN): Pico's classless stylesheet from its npm
- * package, the console's own stylesheet and its one enhancement script. Read once at start and kept in
+ * package, the console's own stylesheet, its one enhancement script and the service's icon. Read once at start and kept in
  * memory; each is named by a hash of its bytes in its ETag and cached for a day.
  */
 import { createHash } from 'node:crypto';
@@ -14,6 +14,8 @@ const FILES = {
   'pico.css': { file: () => require.resolve('@picocss/pico/css/pico.classless.min.css'), type: 'text/css; charset=utf-8' },
   'console.css': { file: () => new URL('./assets/console.css', import.meta.url).pathname, type: 'text/css; charset=utf-8' },
   'console.js': { file: () => new URL('./assets/console.js', import.meta.url).pathname, type: 'text/javascript; charset=utf-8' },
+  // The service's icon, which MCP clients show beside the server and its tools (org/mcp/presentation.ts).
+  'atrium.svg': { file: () => new URL('./assets/atrium.svg', import.meta.url).pathname, type: 'image/svg+xml' },
 } as const;
 
 export async function registerAssets(app: FastifyInstance): Promise<void> {

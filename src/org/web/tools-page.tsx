@@ -8,6 +8,7 @@ import { SCOPES } from '../../auth/scopes.js';
 import { objectJsonSchema } from '../../platform/mcp/tools.js';
 import { toOrgTool, type OrgTool, type OrgToolDefinition } from '../mcp/tools.js';
 import { ORG_MCP_PATH, ORG_MCP_PROTOCOL } from '../mcp/server.js';
+import { TOOL_PRESENTATION } from '../mcp/presentation.js';
 import { sendPage, type WebContext } from './respond.js';
 
 export function registerToolsPage(app: FastifyInstance, web: WebContext, definitions: readonly OrgToolDefinition[]): void {
@@ -19,6 +20,9 @@ export function registerToolsPage(app: FastifyInstance, web: WebContext, definit
 
 interface ToolDescription {
   name: string;
+  /** The title and hints newer MCP clients show (mcp/presentation.ts), in words; absent for a tool without them. */
+  title?: string;
+  hints?: string;
   description: string;
   scope: OrgTool['scope'];
   /** Argument names, the optional ones marked `?`. */
@@ -32,7 +36,27 @@ function describeTool(tool: OrgTool): ToolDescription {
   const input = objectJsonSchema(tool.name, tool.input, 'input') as { properties?: Record<string, unknown>; required?: string[] };
   const args = Object.keys(input.properties ?? {}).map((name) => (input.required?.includes(name) ? name : `${name}?`));
   const output = tool.output ? JSON.stringify(objectJsonSchema(tool.name, tool.output, 'output'), null, 2) : undefined;
-  return { name: tool.name, description: tool.description, scope: tool.scope, args, input: JSON.stringify(input, null, 2), output };
+  const presentation = TOOL_PRESENTATION[tool.name];
+  return {
+    name: tool.name,
+    title: presentation?.title,
+    hints: presentation && hintWords(presentation.annotations),
+    description: tool.description,
+    scope: tool.scope,
+    args,
+    input: JSON.stringify(input, null, 2),
+    output,
+  };
+}
+
+/** The four MCP tool hints as a person reads them. */
+function hintWords(hints: (typeof TOOL_PRESENTATION)[string]['annotations']): string {
+  if (hints.readOnlyHint) return 'Reads only.';
+  return [
+    hints.destructiveHint ? 'Changes things for good' : 'Only adds',
+    hints.idempotentHint ? 'the same call again changes nothing more' : 'each call acts again',
+    hints.openWorldHint ? 'reaches beyond the organization (agents, connectors)' : 'stays within the organization',
+  ].join('; ') + '.';
 }
 
 function ToolsPage({ endpoint, tools }: { endpoint: string; tools: ToolDescription[] }) {
@@ -71,6 +95,11 @@ function ToolBlock({ tool }: { tool: ToolDescription }) {
       <h2 id={`${tool.name}-name`}>
         <code>{tool.name}</code>
       </h2>
+      {tool.title ? (
+        <p class="tool-title">
+          {tool.title}. {tool.hints}
+        </p>
+      ) : null}
       <p class="scope">
         Scope:{' '}
         {tool.scope ? (

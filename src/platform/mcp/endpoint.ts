@@ -78,7 +78,8 @@ export interface McpEndpointOptions<Principal> {
   db: Db;
   /** Names this endpoint's rows in `mcp_sessions` (`content`, `org`); a session is only valid where it was made. */
   sessionScope: string;
-  serverInfo: Implementation;
+  /** What `initialize` (and `server/discover`) says of the server; a function when it differs by revision. */
+  serverInfo: Implementation | ((client: McpClient) => Implementation);
   capabilities: ServerCapabilities;
   /**
    * The protocol versions served, preferred first. `initialize` answers the client's version when listed and
@@ -300,7 +301,8 @@ export function createServerFactory<Principal>(
   // One schema validator for every per-request Server: the SDK would otherwise build an Ajv instance each time.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
   return (call) => {
-    const server = new Server(options.serverInfo, {
+    const serverInfo = typeof options.serverInfo === 'function' ? options.serverInfo(call.client) : options.serverInfo;
+    const server = new Server(serverInfo, {
       capabilities: options.capabilities,
       supportedProtocolVersions: [...options.protocolVersions],
       jsonSchemaValidator,
