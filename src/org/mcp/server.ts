@@ -17,6 +17,7 @@ import { buildMcpToolRegistry } from '../../platform/mcp/tools.js';
 import { currentTraceparent, parseTraceparent, withTraceparent } from '../../platform/trace.js';
 import type { OrgContext } from '../context.js';
 import { authenticateBearer, BearerRefusal } from './bearer.js';
+import { APPS_SERVER_CAPABILITIES, orgApps, type OrgApps } from './apps/index.js';
 import { agentTools } from './agent-tools.js';
 import { capabilityTools } from './capability-tools.js';
 import { contextTools } from './context-tools.js';
@@ -59,6 +60,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
   const tools = (options.tools ?? orgTools).map((definition) => toOrgTool(definition, { deadlineMs: options.deadlineMs }));
   const registry: OrgToolRegistry = buildMcpToolRegistry<OrgMcpCall, OrgTool>(tools, ctx.log);
   const principals = new WeakMap<object, OrgPrincipal>();
+  const apps = orgApps(ctx, registry.tools);
 
   app.register(async (scope) => {
     // Bearer refusals keep the SDK's answer (challenge header and OAuth error body); the rest as usual.
@@ -84,7 +86,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       db: ctx.db,
       sessionScope: ORG_MCP_SESSION_SCOPE,
       serverInfo: { ...ORG_MCP_INFO },
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, ...APPS_SERVER_CAPABILITIES },
       protocolVersions: [ORG_MCP_PROTOCOL],
       hosts: { publicUrls: [ctx.config.publicUrl, ctx.config.authPublicUrl], bindHost: ctx.config.host },
       maxBatchLength: MAX_BATCH_LENGTH,
@@ -95,18 +97,19 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       },
       // A session belongs to the person and client it was opened for.
       principalId: (principal) => `${principal.personId} ${principal.clientId}`,
-      installHandlers: (server, call) => installToolHandlers(server, registry, ctx, call),
+      installHandlers: (server, call) => installToolHandlers(server, registry, apps, ctx, call),
     });
   });
 }
 
-function installToolHandlers(server: Server, registry: OrgToolRegistry, ctx: OrgContext, { principal, http }: McpCall<OrgPrincipal>): void {
-  server.setRequestHandler('tools/list', () => ({ tools: registry.tools }));
+function installToolHandlers(server: Server, registry: OrgToolRegistry, apps: OrgApps, ctx: OrgContext, { client, principal, http }: McpCall<OrgPrincipal>): void {
+  server.setRequestHandler('tools/list', () => ({ tools: apps.toolsFor(client) }));
+  apps.install(server, principal);
   // W3C Trace Context: a `traceparent` in the call's `_meta` wins over the HTTP request's header (the current one).
   server.setRequestHandler('tools/call', (request) =>
     withTraceparent(parseTraceparent(request.params._meta?.traceparent) ?? currentTraceparent(), () =>
       registry.call(request.params.name, request.params.arguments, { ctx, principal, http }),
-    ),
+    ).then((result) => apps.withAppData(request.params.name, result, { client, principal })),
   );
 }
 
