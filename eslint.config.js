@@ -105,7 +105,7 @@ export default defineConfig(
     // The MCP Apps' one script runs in the host's iframe.
     files: ['src/org/mcp/apps/**/*.js'],
     languageOptions: {
-      globals: Object.fromEntries(['document', 'window', 'Node'].map((name) => [name, 'readonly'])),
+      globals: Object.fromEntries(['document', 'window', 'Node', 'ResizeObserver'].map((name) => [name, 'readonly'])),
     },
   },
   {

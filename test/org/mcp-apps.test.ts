@@ -190,7 +190,9 @@ describe.each(engines)('MCP Apps (%s)', (engine) => {
       const frame = await host.render(page, { html: await readApp(appHost, TIMELINE), toolInput: { operation_id: operationId }, toolResult: timeline });
       await frame.getByRole('heading', { name: 'Timeline', exact: true }).waitFor();
       expect(await frame.locator('#status').textContent()).toBe('Operation paused.');
-      expect(await frame.locator('ol.timeline li').count()).toBeGreaterThan(0);
+      const { progress } = timeline.structuredContent as { progress: { message: string }[] };
+      expect(await frame.locator('ol.timeline li').allTextContents()).toEqual(progress.map((event) => expect.stringContaining(event.message)));
+      if (progress.length === 0) expect(await frame.getByText('Nothing recorded yet.').count()).toBe(1);
       // Paused: the timeline carries the approval card of the decision it waits for.
       await frame.getByRole('article', { name: 'Wire money' }).waitFor();
       await checkAppFrame(page, frame, 'mcp-app-operation-timeline');

@@ -81,8 +81,12 @@ function show(result) {
   const context = (result._meta && result._meta['atrium/app']) || {};
   const draw = { approval: drawApprovals, timeline: drawTimeline, tasks: drawTasks }[document.body.dataset.app];
   draw(value, context);
-  notify('ui/notifications/size-changed', { width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight });
 }
+
+// Spec "Container Dimensions": the view reports its size whenever it changes, so the host can fit the frame to it.
+new ResizeObserver(() => {
+  notify('ui/notifications/size-changed', { width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight });
+}).observe(document.documentElement);
 
 function drawApprovals(value, context) {
   const decisions = value.decisions || context.decisions || [];
@@ -175,8 +179,7 @@ function drawTimeline(operation, context) {
     step.append(element('time', when(event.at), { datetime: event.at }), document.createTextNode(' '), element('span', event.message));
     steps.append(step);
   }
-  if (steps.children.length === 0) steps.append(element('li', 'Nothing recorded yet.'));
-  view.append(steps);
+  view.append(steps.children.length ? steps : element('p', 'Nothing recorded yet.'));
   for (const decision of context.decisions || []) view.append(approvalCard(decision, context));
 }
 
@@ -203,7 +206,7 @@ function drawTasks(page) {
       if (task.description) item.append(element('p', task.description));
       list.append(item);
     }
-    column.append(list);
+    column.append(list.children.length ? list : element('p', 'None.'));
     board.append(column);
   }
   view.append(board);
