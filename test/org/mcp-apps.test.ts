@@ -80,8 +80,9 @@ describe.each(engines)('MCP Apps (%s)', (engine) => {
     const plain = await mail.connect(BEA, 'Text-only client');
     const { tools: plainTools } = await plain.client.listTools();
     expect(plainTools.filter((tool) => tool._meta)).toEqual([]);
-    const started = await plain.callOk('list_tasks', {});
-    expect(started).toHaveProperty('tasks');
+    const decisions = (await plain.client.callTool({ name: 'list_decisions', arguments: {} })) as CallToolResult;
+    expect(decisions.isError).toBeFalsy();
+    expect(decisions._meta).toBeUndefined();
   });
 
   it('refuses an unknown app, and an app whose tools the token may not read', async () => {
@@ -169,6 +170,19 @@ describe.each(engines)('MCP Apps (%s)', (engine) => {
       const settled = await settleOperation(agentClient, operationId);
       expect(settled.status).toBe('succeeded');
       expect(settled.decision).toMatchObject({ status: 'approved' });
+
+      // A card shown from an older result: the server refuses, and the card sends the person to the page instead.
+      const stale = await browser.newPage();
+      try {
+        const frame = await host.render(stale, { html: await readApp(appHost, APPROVAL), toolInput: {}, toolResult: result, callTool: async (params) => (await appHost.callTool(params)) as CallToolResult });
+        const card = frame.getByRole('article', { name: 'Wire money' });
+        await card.getByRole('button', { name: 'Deny' }).click();
+        await expect.poll(() => card.getByRole('status').textContent(), { timeout: 15_000 }).toMatch(/^Not resolved here: .*approved/);
+        await card.getByRole('button', { name: 'Decide on the decision page' }).click();
+        await expect.poll(() => host.links.at(-1)).toBe(`${mail.org.url}/inbox/decisions/${decisionId}`);
+      } finally {
+        await stale.close();
+      }
 
       // The client whose action it is still cannot decide it: its card sends the person to the page.
       const asker = await connectHost(BEA, 'Agent runner with apps');

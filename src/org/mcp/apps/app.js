@@ -25,7 +25,7 @@ window.addEventListener('message', (event) => {
   if (message.id !== undefined && pending.has(message.id) && !message.method) {
     const { resolve, reject } = pending.get(message.id);
     pending.delete(message.id);
-    if (message.error) reject(new Error(message.error.message));
+    if (message.error) reject(Object.assign(new Error(message.error.message), { code: message.error.code, data: message.error.data }));
     else resolve(message.result);
   } else if (message.method === 'ui/notifications/tool-result') {
     show(message.params);
@@ -155,8 +155,12 @@ async function resolveInApp(decision, choice, page, outcome, actions) {
     outcome.textContent = handedOver ? 'The organization asks you to decide on the decision page.' : `Decision ${value.decision.status}.`;
     if (handedOver) await openPage(page, outcome);
   } catch (error) {
-    outcome.textContent = `Not resolved: ${error.message}`;
-    for (const button of actions.querySelectorAll('button')) button.disabled = false;
+    // Refused (the organization may want this decided in the person's browser): the page is always the way.
+    const elicited = error.code === -32042 && error.data && error.data.elicitations && error.data.elicitations[0];
+    outcome.textContent = `Not resolved here: ${error.message}`;
+    const button = element('button', 'Decide on the decision page', { type: 'button', class: 'approve' });
+    button.addEventListener('click', () => openPage(elicited ? elicited.url : page, outcome));
+    actions.replaceChildren(button);
   }
 }
 
