@@ -102,6 +102,13 @@ export default defineConfig(
     },
   },
   {
+    // The MCP Apps' one script runs in the host's iframe.
+    files: ['src/org/mcp/apps/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(['document', 'window', 'Node', 'ResizeObserver'].map((name) => [name, 'readonly'])),
+    },
+  },
+  {
     // Tests read arbitrary JSON bodies and protocol messages; `any` there is the honest type.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -7,7 +7,7 @@
  * Order of refusals for a POST: foreign Host/Origin 403 → no valid token 401 → body over 1 MiB 413 →
  * batch over 25 413 → a tools/call lacking its scope 403 → the MCP server.
  */
-import type { Server, Tool } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, type Server, type Tool } from '@modelcontextprotocol/server';
 import type { FastifyReply } from 'fastify';
 import { resourceMetadataUrl } from '../../auth/index.js';
 import type { HttpServer } from '../../platform/http.js';
@@ -17,6 +17,7 @@ import { buildMcpToolRegistry } from '../../platform/mcp/tools.js';
 import { currentTraceparent, parseTraceparent, withTraceparent } from '../../platform/trace.js';
 import type { OrgContext } from '../context.js';
 import { authenticateBearer, BearerRefusal } from './bearer.js';
+import { APPS_SERVER_CAPABILITIES, orgApps, type OrgApps } from './apps/index.js';
 import { agentTools } from './agent-tools.js';
 import { capabilityTools } from './capability-tools.js';
 import { contextTools } from './context-tools.js';
@@ -69,6 +70,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
   const tasks = operationTasks({ ctx, workTools, blockMs: options.deadlineMs ?? TOOL_DEADLINE_MS });
   const principals = new WeakMap<object, OrgPrincipal>();
   const toolsFor = orgToolLists(registry.tools, ctx.config.publicUrl);
+  const apps = orgApps(ctx);
 
   app.register(async (scope) => {
     // Bearer refusals keep the SDK's answer (challenge header and OAuth error body); the rest as usual.
@@ -94,7 +96,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       db: ctx.db,
       sessionScope: ORG_MCP_SESSION_SCOPE,
       serverInfo: orgServerInfo({ ...ORG_MCP_INFO }, ctx.config.publicUrl),
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, ...APPS_SERVER_CAPABILITIES },
       protocolVersions: ORG_MCP_PROTOCOLS,
       modernProtocolVersions: ORG_MCP_MODERN_PROTOCOLS,
       hosts: { publicUrls: [ctx.config.publicUrl, ctx.config.authPublicUrl], bindHost: ctx.config.host },
@@ -106,7 +108,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       },
       // A session belongs to the person and client it was opened for.
       principalId: (principal) => `${principal.personId} ${principal.clientId}`,
-      installHandlers: (server, call) => installToolHandlers(server, registry, tasks, toolsFor(call.client), ctx, call),
+      installHandlers: (server, call) => installToolHandlers(server, registry, { tasks, apps }, toolsFor(call.client), ctx, call),
     });
   });
 }
@@ -114,24 +116,26 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
 function installToolHandlers(
   server: Server,
   registry: OrgToolRegistry,
-  tasks: OperationTasks,
+  { tasks, apps }: { tasks: OperationTasks; apps: OrgApps },
   tools: Tool[],
   ctx: OrgContext,
   { principal, http, client }: McpCall<OrgPrincipal>,
 ): void {
   const call = { ctx, principal, http };
   const run = (name: string, args: Record<string, unknown> | undefined) => registry.call(name, args, call);
-  // In the registry's order (orgTools), with the presentation of the client's revision (presentation.ts) and,
-  // where the revision has tasks, the work tools' task support.
-  server.setRequestHandler('tools/list', () => ({ tools: tasks.listed(client, tools) }));
+  // In the registry's order (orgTools), with the presentation of the client's revision (presentation.ts), the
+  // links to the MCP Apps for a client that renders them and, where the revision has tasks, the work tools' task support.
+  server.setRequestHandler('tools/list', () => ({ tools: tasks.listed(client, apps.link(client, tools)) }));
+  apps.install(server, principal);
   // W3C Trace Context: a `traceparent` in the call's `_meta` wins over the HTTP request's header (the current one).
   // A call run as a task is followed through the task (whose input_required names the decision); any other call
   // that pauses points the person at the decision page (decision-reach.ts).
   server.setRequestHandler('tools/call', (request, context) =>
     withTraceparent(parseTraceparent(request.params._meta?.traceparent) ?? currentTraceparent(), () =>
-      tasks.callTool(request.params, client, run, () =>
-        callToolReachingThePerson(registry, request.params, call, { client, origin: ctx.config.publicUrl, requestState: context.mcpReq.requestState<string>() }),
-      ),
+      tasks.callTool(request.params, client, run, async () => {
+        const result = await callToolReachingThePerson(registry, request.params, call, { client, origin: ctx.config.publicUrl, requestState: context.mcpReq.requestState<string>() });
+        return isInputRequiredResult(result) ? result : apps.withAppData(request.params.name, result, { client, principal });
+      }),
     ),
   );
   tasks.install(server, client, principal, run);
