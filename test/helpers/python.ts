@@ -34,7 +34,7 @@ export async function ensurePythonSdk(): Promise<void> {
     if (installed?.stdout.trim() === wanted) return;
   }
   await run('python3', ['-m', 'venv', venv]);
-  await run(path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', PYTHON_MCP], { maxBuffer: 16 * 1024 * 1024 });
+  await run(path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', '--retries', '2', PYTHON_MCP], { maxBuffer: 16 * 1024 * 1024 });
 }
 
 export interface PythonClientRun {

@@ -139,8 +139,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
     : undefined;
 
   /** 2026-07-28: one request, no session; the SDK checks the envelope, headers and revision before the factory runs. */
-  async function serveModern(request: FastifyRequest, call: McpCall<Principal>, body: unknown): Promise<Response> {
-    const webRequest = toWebRequest(request);
+  async function serveModern(webRequest: Request, call: McpCall<Principal>, body: unknown): Promise<Response> {
     modernCalls.set(webRequest, call);
     const response = await modern!.fetch(webRequest, { parsedBody: body });
     if (call.http.status === undefined || !response.headers.get('content-type')?.startsWith('application/json')) return response;
@@ -212,8 +211,9 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
     if (!mode) return sendRpcError(reply, 406, RPC.serverError, 'Not Acceptable: accept application/json or text/event-stream');
 
     const principal = principals.get(request) as Principal;
-    if (modern && !(await isLegacyRequest(toWebRequest(request), body, { maxRequestBodySize: maxBodyBytes }))) {
-      return reply.send(await serveModern(request, { client: envelopeClient(body), principal, http: {} }, body));
+    const webRequest = modern ? toWebRequest(request) : undefined;
+    if (webRequest && !(await isLegacyRequest(webRequest, body, { maxRequestBodySize: maxBodyBytes }))) {
+      return reply.send(await serveModern(webRequest, { client: envelopeClient(body), principal, http: {} }, body));
     }
     const initialize = messages.find((message) => isObject(message) && message.method === 'initialize');
     if (initialize && messages.length === 1) {

@@ -10,6 +10,8 @@
  *   serverInfo: { name: 'atrium-org', version: '1.0.0' },
  *   capabilities: { tools: {} },
  *   protocolVersions: ['2025-06-18'],                     // pinned; initialize answers the first otherwise
+ *   modernProtocolVersions: ['2026-07-28'],               // optional: sessionless requests, through the SDK's
+ *                                                         // createMcpHandler (server/discover, `_meta` envelope)
  *   hosts: { publicUrls: [config.publicUrl], bindHost: config.host },  // Host/Origin allowed (403 otherwise)
  *   authenticate: async (request, reply) => verifyAccessToken(request, reply),  // set WWW-Authenticate on
  *                                                         // reply, then throw an AppError (401) to refuse
