@@ -8,9 +8,12 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
-/** `server`: the 0.1 line's server scenarios; `authorization`: the 0.2 line, the first with an `authorization` command. */
+/**
+ * One version for both: the 0.2 line is the first with an `authorization` command and with server scenarios per
+ * revision (`--spec-version`, and `--requirements 2026-07-28` at that revision's wire); the 0.1 line has neither.
+ */
 const SUITES = {
-  server: '@modelcontextprotocol/conformance@0.1.16',
+  server: '@modelcontextprotocol/conformance@0.2.0-alpha.12',
   authorization: '@modelcontextprotocol/conformance@0.2.0-alpha.12',
 } as const;
 

@@ -52,29 +52,43 @@ export function resultsDir(name: string): string {
   return path.join(cacheRoot, 'conformance', `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 }
 
-export interface ServerScenarios {
-  /** Names the run in messages and its results folder (`content`, `org`). */
-  name: string;
-  /** The token-injecting proxy in front of the MCP endpoint (token-proxy.ts). */
-  proxy: TokenProxy;
-  /** The YAML baseline of scenarios expected to fail, with their reasons. */
-  expectedFailures: string;
-  /** Scenarios that must run and pass. */
+/**
+ * One revision's run: the 2025 revisions by `--spec-version` (the scenarios that apply to it, cumulative), the
+ * 2026-07-28 one by `--requirements` (exactly what that revision requires, at its wire: no session, `_meta`).
+ */
+export interface RevisionRun {
+  revision: string;
+  /** Scenarios that must run and pass at this revision. */
   required: readonly string[];
 }
 
+export interface ServerScenarios {
+  /** Names the run in messages and its results folders (`content`, `org`). */
+  name: string;
+  /** The token-injecting proxy in front of the MCP endpoint (token-proxy.ts). */
+  proxy: TokenProxy;
+  /** The YAML baseline of scenarios expected to fail at every revision where they run, with their reasons. */
+  expectedFailures: string;
+  revisions: readonly RevisionRun[];
+}
+
 /**
- * The suite's server scenarios against `{proxy}/mcp`, then the check that the required ones passed. Extra
- * command-line arguments go to the CLI; with `--scenario` only that scenario runs and only the CLI's verdict
- * counts. Exit code 0 when everything held.
+ * The suite's server scenarios against `{proxy}/mcp`, once per revision, then the check that each revision's
+ * required scenarios passed. Extra command-line arguments go to the CLI; with `--scenario` only that scenario
+ * runs and only the CLI's verdict counts. Exit code 0 when everything held at every revision.
  */
-export async function runServerScenarios({ name, proxy, expectedFailures, required }: ServerScenarios): Promise<number> {
-  const outputDir = resultsDir(name);
+export async function runServerScenarios({ name, proxy, expectedFailures, revisions }: ServerScenarios): Promise<number> {
   const extraArgs = process.argv.slice(2);
-  const code = await runConformance(['server', '--url', `${proxy.url}/mcp`, '--expected-failures', expectedFailures, '--output-dir', outputDir, ...extraArgs]);
-  if (extraArgs.includes('--scenario')) return code;
-  const problems = await assertScenariosPassed(outputDir, required);
-  for (const problem of problems) console.error(`conformance (${name}): required scenario ${problem}`);
-  if (problems.length === 0) console.log(`conformance (${name}): required scenarios passed: ${required.join(', ')} (results in ${outputDir})`);
-  return problems.length ? 1 : code;
+  let failed = false;
+  for (const { revision, required } of revisions) {
+    const outputDir = resultsDir(`${name}-${revision}`);
+    const selection = revision >= '2026-07-28' ? ['--requirements', revision] : ['--spec-version', revision];
+    console.log(`conformance (${name}): server scenarios of ${revision}`);
+    const code = await runConformance(['server', '--url', `${proxy.url}/mcp`, ...selection, '--expected-failures', expectedFailures, '--output-dir', outputDir, ...extraArgs]);
+    const problems = extraArgs.includes('--scenario') ? [] : await assertScenariosPassed(outputDir, required);
+    for (const problem of problems) console.error(`conformance (${name} ${revision}): required scenario ${problem}`);
+    if (problems.length === 0 && code === 0) console.log(`conformance (${name} ${revision}): passed; required: ${required.join(', ')} (results in ${outputDir})`);
+    failed ||= problems.length > 0 || code !== 0;
+  }
+  return failed ? 1 : 0;
 }
