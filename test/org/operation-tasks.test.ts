@@ -5,7 +5,7 @@
  * failed when denied, cancelled on tasks/cancel; tasks/list pages the person's own. A 2025-06-18 client sees today's
  * behaviour.
  */
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, specTypeSchemas, type CallToolResult, type Client } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, specTypeSchemas, type CallToolResult, type Client, type StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, postgresUrl } from '../helpers/databases.js';
 import { BEA, CY, startMailOrg, type MailOrg } from '../helpers/mail-org.js';
@@ -32,6 +32,19 @@ async function awaitTaskStatus(client: Client, taskId: string, attempts = 200) {
 }
 
 const bearer = (client: OrgMcp) => ({ authorization: `Bearer ${client.connected.accessToken}` });
+
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+
+/** One 2026-07-28 request of `client`'s person, with these client capabilities; the JSON-RPC answer. */
+async function modernCall(org: TestOrg, client: OrgMcp, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = TASKS) {
+  const body = { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: { ...envelope(), [CLIENT_CAPABILITIES_META_KEY]: capabilities } } };
+  const routed = params.name ?? params.taskId;
+  const headers = { 'mcp-protocol-version': MODERN, 'mcp-method': method, ...(typeof routed === 'string' ? { 'mcp-name': routed } : {}) };
+  const response = await postMcp(org, body, { ...bearer(client), ...headers });
+  // An answer, or a JSON-RPC error (the SDK's modern transport gives some errors an HTTP 4xx status as well).
+  expect(response.json?.result ?? response.json?.error, response.text).toBeDefined();
+  return { status: response.status, ...response.json } as { status: number; result?: any; error?: { code: number; message: string; data?: any } };
+}
 
 async function refusal(promise: Promise<unknown>): Promise<ProtocolError> {
   const error = await promise.then(
@@ -111,6 +124,28 @@ describe.each(engines)('operations as MCP tasks (%s)', (engine) => {
     expect(result.structuredContent).toMatchObject({ operation_id: task.taskId, status: 'failed', error: { code: 'denied' } });
   });
 
+  it('tells a client waiting on tasks/result over an event stream of each status change', async () => {
+    const { task } = await wire(45);
+    await awaitTaskStatus(bea.client, task.taskId);
+    const { decision_id } = await bea.callOk('get_operation', { operation_id: task.taskId });
+    const sessionId = (bea.client.transport as StreamableHTTPClientTransport).sessionId!;
+    // Only an event stream is acceptable, so the answer streams (raw HTTP: the SDK client asks for JSON first).
+    const waiting = fetch(`${mail.org.url}/mcp`, {
+      method: 'POST',
+      headers: { ...bearer(bea), 'content-type': 'application/json', accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tasks/result', params: { taskId: task.taskId } }),
+    }).then((response) => response.text());
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await owner.callOk('resolve_decision', { decision_id, outcome: 'approve' });
+    const messages = (await waiting)
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice('data: '.length)));
+    const told = messages.filter((message) => message.method === 'notifications/tasks/status');
+    expect(told.at(-1).params).toMatchObject({ taskId: task.taskId, status: 'completed' });
+    expect(messages.at(-1)).toMatchObject({ id: 9, result: { structuredContent: { operation_id: task.taskId, status: 'succeeded' } } });
+  });
+
   it('cancels a waiting task, and refuses to cancel it again', async () => {
     const { task } = await wire(42);
     await awaitTaskStatus(bea.client, task.taskId);
@@ -125,8 +160,7 @@ describe.each(engines)('operations as MCP tasks (%s)', (engine) => {
   it("lists the person's tasks newest first, and keeps them from anyone else", async () => {
     const { tasks, nextCursor } = await taskMethods(bea.client).list();
     expect(nextCursor).toBeUndefined();
-    expect(tasks.length).toBeGreaterThanOrEqual(3);
-    expect(tasks.slice(0, 3).map((task) => task.status)).toEqual(['cancelled', 'failed', 'completed']);
+    expect(tasks.slice(0, 4).map((task) => task.status)).toEqual(['cancelled', 'completed', 'failed', 'completed']);
     const created = tasks.map((task) => task.createdAt);
     expect([...created].sort().reverse()).toEqual(created);
 
@@ -216,6 +250,23 @@ describe.runIf(postgresUrl)('operations as MCP tasks across two org processes on
     expect((await taskMethods(bea.client).get(taskId)).status).toBe('completed');
   });
 
+  it('serves a 2026-07-28 task created on one process from the other', async () => {
+    const call = (org: TestOrg, method: string, params: Record<string, unknown>) => modernCall(org, bea, method, params);
+    const { result: created } = await call(mail.org, 'tools/call', {
+      name: 'execute_capability',
+      arguments: { capability_id: mail.wireMoney, input: { amount: 52 }, space_id: mail.general },
+    });
+    expect(created.resultType).toBe('task');
+    let seen = (await call(other, 'tasks/get', { taskId: created.taskId })).result;
+    for (let attempt = 0; seen.status === 'working' && attempt < 200; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      seen = (await call(other, 'tasks/get', { taskId: created.taskId })).result;
+    }
+    expect(seen.status).toBe('input_required');
+    expect((await call(other, 'tasks/cancel', { taskId: created.taskId })).result.resultType).toBe('complete');
+    expect((await call(mail.org, 'tasks/get', { taskId: created.taskId })).result.status).toBe('cancelled');
+  });
+
   it('cancels on one process a task created on the other, and both see it cancelled', async () => {
     const taskId = await startWire(51);
     await awaitTaskStatus(bea.client, taskId);
@@ -231,7 +282,6 @@ describe.runIf(postgresUrl)('operations as MCP tasks across two org processes on
  * `resultType: "task"` answer is an UnsupportedResultType error to it), so these speak raw HTTP to the real server.
  */
 describe.each(engines)('operations as tasks of the 2026-07-28 Tasks extension (%s)', (engine) => {
-  const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
   let mail: MailOrg;
   let bea: OrgMcp;
   let owner: OrgMcp;
@@ -244,16 +294,7 @@ describe.each(engines)('operations as tasks of the 2026-07-28 Tasks extension (%
     await mail?.close();
   });
 
-  /** One 2026-07-28 request with these client capabilities; the JSON-RPC answer. */
-  async function modern(method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = TASKS) {
-    const body = { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: { ...envelope(), [CLIENT_CAPABILITIES_META_KEY]: capabilities } } };
-    const routed = params.name ?? params.taskId;
-    const headers = { 'mcp-protocol-version': MODERN, 'mcp-method': method, ...(typeof routed === 'string' ? { 'mcp-name': routed } : {}) };
-    const response = await postMcp(mail.org, body, { ...bearer(bea), ...headers });
-    // An answer, or a JSON-RPC error (the SDK's modern transport gives some errors an HTTP 4xx status as well).
-    expect(response.json?.result ?? response.json?.error, response.text).toBeDefined();
-    return { status: response.status, ...response.json } as { status: number; result?: any; error?: { code: number; message: string; data?: any } };
-  }
+  const modern = (method: string, params: Record<string, unknown>, capabilities?: Record<string, unknown>) => modernCall(mail.org, bea, method, params, capabilities);
 
   const wire = (amount: number, capabilities?: Record<string, unknown>) =>
     modern('tools/call', { name: 'execute_capability', arguments: { capability_id: mail.wireMoney, input: { amount }, space_id: mail.general } }, capabilities);
