@@ -126,7 +126,8 @@ export function orgApps(ctx: OrgContext): OrgApps {
     },
 
     async withAppData(tool, result, { client, principal }) {
-      if (!DECIDING_TOOLS.has(tool) || result.isError || !rendersApps(client)) return result;
+      // Only a finished call's result: a task handle (task-augmented calls) carries no content to draw.
+      if (!DECIDING_TOOLS.has(tool) || result.isError || !Array.isArray(result.content) || !rendersApps(client)) return result;
       const data = await appData(ctx, tool, (result.structuredContent ?? {}) as Record<string, unknown>, principal);
       return { ...result, _meta: { ...result._meta, [APP_DATA_KEY]: data } };
     },
