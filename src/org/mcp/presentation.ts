@@ -18,8 +18,9 @@
 import type { Icon, Implementation, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { McpClient } from '../../platform/mcp/endpoint.js';
 
-/** Where the org origin serves its icon (web/assets.ts). */
+/** Where the org origin serves its icon (web/assets.ts): the SVG, and the same drawn at 128 px as PNG. */
 export const ORG_ICON_PATH = '/assets/atrium.svg';
+export const ORG_ICON_PNG_PATH = '/assets/atrium.png';
 
 /** The first revision whose `Implementation` and `Tool` carry icons (MCP 2025-11-25 changelog, SEP-973). */
 const PRESENTING_REVISION = '2025-11-25';
@@ -89,7 +90,7 @@ export function orgServerInfo(base: Implementation, publicUrl: string): (client:
       "The organization's people and AI agents working together: company memory, tracked tasks, agents to message, " +
       'and capabilities run through a gate that pauses consequential actions for a person.',
     websiteUrl: publicUrl,
-    icons: icons(publicUrl),
+    icons: orgIcons(publicUrl),
   };
   return (client) => (presentsIcons(client) ? presented : base);
 }
@@ -108,14 +109,20 @@ export function orgToolLists(tools: readonly Tool[], publicUrl: string): (client
     return {
       ...tool,
       title: presentation.title,
-      icons: icons(publicUrl),
+      icons: orgIcons(publicUrl),
       annotations: { ...tool.annotations, ...presentation.annotations },
     };
   });
   return (client) => (presentsIcons(client) ? presented : plain);
 }
 
-/** One SVG, so one entry for every size (MCP 2025-11-25 `Icon.sizes`: "any" for scalable formats). */
-function icons(publicUrl: string): Icon[] {
-  return [{ src: `${publicUrl}${ORG_ICON_PATH}`, mimeType: 'image/svg+xml', sizes: ['any'] }];
+/**
+ * The SVG for every size (MCP 2025-11-25 `Icon.sizes`: "any" for scalable formats), and a PNG, since clients that
+ * render icons must support PNG and JPEG but only should support SVG (2025-11-25 schema, `Icon`).
+ */
+export function orgIcons(publicUrl: string): Icon[] {
+  return [
+    { src: `${publicUrl}${ORG_ICON_PATH}`, mimeType: 'image/svg+xml', sizes: ['any'] },
+    { src: `${publicUrl}${ORG_ICON_PNG_PATH}`, mimeType: 'image/png', sizes: ['128x128'] },
+  ];
 }
