@@ -9,7 +9,7 @@ import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextp
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMcpToolRegistry } from '../../src/platform/mcp/tools.js';
 import type { McpClient } from '../../src/platform/mcp/endpoint.js';
-import { ORG_ICON_PATH, ORG_ICON_PNG_PATH, orgIcons, orgServerInfo, orgToolLists, TOOL_PRESENTATION } from '../../src/org/mcp/presentation.js';
+import { ORG_ICON_PATH, ORG_ICON_PNG_PATH, orgIcons, orgServerInfo, orgToolPresentation, TOOL_PRESENTATION } from '../../src/org/mcp/presentation.js';
 import { ORG_MCP_INFO, orgTools } from '../../src/org/mcp/server.js';
 import { toOrgTool } from '../../src/org/mcp/tools.js';
 import { engines, postgresUrl, testDatabase, type TestDatabase } from '../helpers/databases.js';
@@ -61,12 +61,15 @@ describe('how the org server presents itself, revision by revision', () => {
   });
 
   it('gives a 2025-06-18 client the registry list itself and the contract serverInfo, nothing added', () => {
-    expect(orgToolLists(plain, ORIGIN)(clientOf('2025-06-18'))).toEqual(plain);
+    expect(orgToolPresentation(ORIGIN)(clientOf('2025-06-18'), plain)).toBe(plain);
     expect(orgServerInfo({ ...ORG_MCP_INFO }, ORIGIN)(clientOf('2025-06-18'))).toEqual({ name: 'atrium-org', version: '1.0.0' });
   });
 
   it.each(['2025-11-25', '2026-07-28'])('gives a %s client titles, the icon on the origin and four true hints per tool', (revision) => {
-    const tools = orgToolLists(plain, ORIGIN)(clientOf(revision));
+    const present = orgToolPresentation(ORIGIN);
+    const tools = present(clientOf(revision), plain);
+    // Presented once per list: the same answer object for the next request.
+    expect(present(clientOf(revision), plain)).toBe(tools);
     expect(tools.map((tool) => tool.name)).toEqual(toolNames);
     for (const [index, tool] of tools.entries()) {
       // Everything the plain list says stays as it was; the presentation only adds.

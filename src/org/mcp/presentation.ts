@@ -96,24 +96,25 @@ export function orgServerInfo(base: Implementation, publicUrl: string): (client:
 }
 
 /**
- * The `tools/list` answer per revision, both built once: the registry's own list as it always was, and the same
- * list, in the same order, with each tool's title, icon and four hints. Fields other helpers add to the
- * registry's tools (task support, app resources) pass through unchanged.
+ * The `tools/list` answer for a client: a `2025-06-18` client gets the list it is given, as it is; a newer one the
+ * same list, in the same order, with each tool's title, icons and four hints. Fields others add to the tools
+ * (task support, app resources) pass through unchanged, so this composes with them in either order. A list is
+ * presented once and remembered, so a list built at start-up costs nothing per request.
  */
-export function orgToolLists(tools: readonly Tool[], publicUrl: string): (client: McpClient) => Tool[] {
-  const plain = [...tools];
-  const presented = tools.map((tool): Tool => {
+export function orgToolPresentation(publicUrl: string): (client: McpClient, tools: readonly Tool[]) => readonly Tool[] {
+  const presentedLists = new WeakMap<readonly Tool[], readonly Tool[]>();
+  const present = (tool: Tool): Tool => {
     const presentation = TOOL_PRESENTATION[tool.name];
-    // A tool without an entry (a test's own tool) is listed as the registry has it.
+    // A tool without an entry (a test's own tool) is listed as it came.
     if (!presentation) return tool;
-    return {
-      ...tool,
-      title: presentation.title,
-      icons: orgIcons(publicUrl),
-      annotations: { ...tool.annotations, ...presentation.annotations },
-    };
-  });
-  return (client) => (presentsIcons(client) ? presented : plain);
+    return { ...tool, title: presentation.title, icons: orgIcons(publicUrl), annotations: { ...tool.annotations, ...presentation.annotations } };
+  };
+  return (client, tools) => {
+    if (!presentsIcons(client)) return tools;
+    let presented = presentedLists.get(tools);
+    if (!presented) presentedLists.set(tools, (presented = tools.map(present)));
+    return presented;
+  };
 }
 
 /**

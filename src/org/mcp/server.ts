@@ -24,7 +24,7 @@ import { assistantTools } from './assistant-tools.js';
 import { memoryTools } from './memory-tools.js';
 import { decisionTools } from './decision-tools.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
-import { orgServerInfo, orgToolLists } from './presentation.js';
+import { orgServerInfo, orgToolPresentation } from './presentation.js';
 import { operationTools } from './operation-tools.js';
 import { taskTools } from './task-tools.js';
 import { toOrgTool, type OrgMcpCall, type OrgPrincipal, type OrgTool, type OrgToolDefinition, type OrgToolRegistry } from './tools.js';
@@ -63,7 +63,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
   const tools = (options.tools ?? orgTools).map((definition) => toOrgTool(definition, { deadlineMs: options.deadlineMs }));
   const registry: OrgToolRegistry = buildMcpToolRegistry<OrgMcpCall, OrgTool>(tools, ctx.log);
   const principals = new WeakMap<object, OrgPrincipal>();
-  const toolsFor = orgToolLists(registry.tools, ctx.config.publicUrl);
+  const present = orgToolPresentation(ctx.config.publicUrl);
 
   app.register(async (scope) => {
     // Bearer refusals keep the SDK's answer (challenge header and OAuth error body); the rest as usual.
@@ -101,14 +101,14 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       },
       // A session belongs to the person and client it was opened for.
       principalId: (principal) => `${principal.personId} ${principal.clientId}`,
-      installHandlers: (server, call) => installToolHandlers(server, registry, toolsFor(call.client), ctx, call),
+      installHandlers: (server, call) => installToolHandlers(server, registry, present(call.client, registry.tools), ctx, call),
     });
   });
 }
 
-function installToolHandlers(server: Server, registry: OrgToolRegistry, tools: Tool[], ctx: OrgContext, { principal, http }: McpCall<OrgPrincipal>): void {
+function installToolHandlers(server: Server, registry: OrgToolRegistry, tools: readonly Tool[], ctx: OrgContext, { principal, http }: McpCall<OrgPrincipal>): void {
   // In the registry's order (orgTools), with the presentation of the client's revision (presentation.ts).
-  server.setRequestHandler('tools/list', () => ({ tools }));
+  server.setRequestHandler('tools/list', () => ({ tools: [...tools] }));
   // W3C Trace Context: a `traceparent` in the call's `_meta` wins over the HTTP request's header (the current one).
   server.setRequestHandler('tools/call', (request) =>
     withTraceparent(parseTraceparent(request.params._meta?.traceparent) ?? currentTraceparent(), () =>
