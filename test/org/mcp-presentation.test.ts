@@ -9,7 +9,7 @@ import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextp
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMcpToolRegistry } from '../../src/platform/mcp/tools.js';
 import type { McpClient } from '../../src/platform/mcp/endpoint.js';
-import { ORG_ICON_PATH, orgServerInfo, orgToolLists, TOOL_PRESENTATION } from '../../src/org/mcp/presentation.js';
+import { ORG_ICON_PATH, ORG_ICON_PNG_PATH, orgIcons, orgServerInfo, orgToolPresentation, TOOL_PRESENTATION } from '../../src/org/mcp/presentation.js';
 import { ORG_MCP_INFO, orgTools } from '../../src/org/mcp/server.js';
 import { toOrgTool } from '../../src/org/mcp/tools.js';
 import { engines, postgresUrl, testDatabase, type TestDatabase } from '../helpers/databases.js';
@@ -61,18 +61,24 @@ describe('how the org server presents itself, revision by revision', () => {
   });
 
   it('gives a 2025-06-18 client the registry list itself and the contract serverInfo, nothing added', () => {
-    expect(orgToolLists(plain, ORIGIN)(clientOf('2025-06-18'))).toEqual(plain);
+    expect(orgToolPresentation(ORIGIN)(clientOf('2025-06-18'), plain)).toBe(plain);
     expect(orgServerInfo({ ...ORG_MCP_INFO }, ORIGIN)(clientOf('2025-06-18'))).toEqual({ name: 'atrium-org', version: '1.0.0' });
   });
 
   it.each(['2025-11-25', '2026-07-28'])('gives a %s client titles, the icon on the origin and four true hints per tool', (revision) => {
-    const tools = orgToolLists(plain, ORIGIN)(clientOf(revision));
+    const present = orgToolPresentation(ORIGIN);
+    const tools = present(clientOf(revision), plain);
+    // Presented once per list: the same answer object for the next request.
+    expect(present(clientOf(revision), plain)).toBe(tools);
     expect(tools.map((tool) => tool.name)).toEqual(toolNames);
     for (const [index, tool] of tools.entries()) {
       // Everything the plain list says stays as it was; the presentation only adds.
       expect(tool).toMatchObject({ ...plain[index], annotations: expect.any(Object) });
       expect(tool.title, tool.name).toMatch(/^\S.{2,60}$/);
-      expect(tool.icons).toEqual([{ src: `${ORIGIN}${ORG_ICON_PATH}`, mimeType: 'image/svg+xml', sizes: ['any'] }]);
+      expect(tool.icons).toEqual([
+        { src: `${ORIGIN}/assets/atrium.svg`, mimeType: 'image/svg+xml', sizes: ['any'] },
+        { src: `${ORIGIN}/assets/atrium.png`, mimeType: 'image/png', sizes: ['128x128'] },
+      ]);
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
         expect(typeof tool.annotations?.[hint], `${tool.name} ${hint}`).toBe('boolean');
       }
@@ -92,7 +98,7 @@ describe('how the org server presents itself, revision by revision', () => {
       title: 'Atrium',
       description: expect.stringMatching(/^The organization's people and AI agents/),
       websiteUrl: ORIGIN,
-      icons: [{ src: `${ORIGIN}${ORG_ICON_PATH}`, mimeType: 'image/svg+xml', sizes: ['any'] }],
+      icons: orgIcons(ORIGIN),
     });
   });
 });
@@ -115,20 +121,30 @@ describe.each(engines)('the org endpoint on %s', (engine) => {
 
   it.each(['2025-11-25', '2026-07-28'])('shows a %s client the title, icon and four hints of the server and every tool', async (revision) => {
     const { serverInfo, tools } = await listAs(org, accessToken, revision);
-    const icon = { src: `${org.config.publicUrl}${ORG_ICON_PATH}`, mimeType: 'image/svg+xml', sizes: ['any'] };
-    expect(serverInfo).toMatchObject({ name: 'atrium-org', version: '1.0.0', title: 'Atrium', websiteUrl: org.config.publicUrl, icons: [icon] });
+    const icons = orgIcons(org.config.publicUrl);
+    expect(serverInfo).toMatchObject({ name: 'atrium-org', version: '1.0.0', title: 'Atrium', websiteUrl: org.config.publicUrl, icons });
     expect(tools.map((tool) => tool.name)).toEqual(toolNames);
     for (const tool of tools) {
-      expect(tool).toMatchObject({ title: TOOL_PRESENTATION[tool.name].title, icons: [icon] });
+      expect(tool).toMatchObject({ title: TOOL_PRESENTATION[tool.name].title, icons });
       expect(tool.annotations).toMatchObject(TOOL_PRESENTATION[tool.name].annotations);
     }
   });
 
-  it('serves the icon it names from the org origin', async () => {
-    const icon = await fetch(`${org.config.publicUrl}${ORG_ICON_PATH}`);
-    expect(icon.status).toBe(200);
-    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
-    expect(await icon.text()).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  it('serves the icons it names from the org origin: the SVG and the PNG', async () => {
+    const [svg, png] = orgIcons(org.config.publicUrl);
+    expect(svg.src).toBe(`${org.config.publicUrl}${ORG_ICON_PATH}`);
+    const vector = await fetch(svg.src);
+    expect(vector.status).toBe(200);
+    expect(vector.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await vector.text()).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(png.src).toBe(`${org.config.publicUrl}${ORG_ICON_PNG_PATH}`);
+    const raster = await fetch(png.src);
+    expect(raster.status).toBe(200);
+    expect(raster.headers.get('content-type')).toBe('image/png');
+    const bytes = Buffer.from(await raster.arrayBuffer());
+    // The PNG signature, and a 128 × 128 image (IHDR width and height).
+    expect(bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect([bytes.readUInt32BE(16), bytes.readUInt32BE(20)]).toEqual([128, 128]);
   });
 });
 

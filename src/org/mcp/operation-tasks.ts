@@ -66,7 +66,7 @@ export type RunTool = (name: string, args: Record<string, unknown> | undefined) 
 
 export interface OperationTasks {
   /** The `tools/list` answer for this client: work tools say they may run as tasks (2025-11-25). */
-  listed(client: McpClient, tools: Tool[]): Tool[];
+  listed(client: McpClient, tools: readonly Tool[]): readonly Tool[];
   /**
    * A `tools/call`: a task-augmented call of a work tool starts its operation (through `run`) and answers the
    * task; any other call is answered by `otherwise`.
@@ -89,7 +89,7 @@ export function operationTasks(options: {
   const { ctx, blockMs } = options;
   const workTools = new Set(options.workTools);
   const origin = ctx.config.publicUrl;
-  const augmentedLists = new WeakMap<Tool[], Tool[]>();
+  const augmentedLists = new WeakMap<readonly Tool[], readonly Tool[]>();
   const task = (operation: OperationRecord) => toTask(operation, origin);
 
   /** The Tasks extension's methods (2026-07-28): each refuses a client that did not name the extension (-32021). */

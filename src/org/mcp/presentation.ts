@@ -18,8 +18,9 @@
 import type { Icon, Implementation, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { McpClient } from '../../platform/mcp/endpoint.js';
 
-/** Where the org origin serves its icon (web/assets.ts). */
+/** Where the org origin serves its icon (web/assets.ts): the SVG, and the same drawn at 128 px as PNG. */
 export const ORG_ICON_PATH = '/assets/atrium.svg';
+export const ORG_ICON_PNG_PATH = '/assets/atrium.png';
 
 /** The first revision whose `Implementation` and `Tool` carry icons (MCP 2025-11-25 changelog, SEP-973). */
 const PRESENTING_REVISION = '2025-11-25';
@@ -89,33 +90,40 @@ export function orgServerInfo(base: Implementation, publicUrl: string): (client:
       "The organization's people and AI agents working together: company memory, tracked tasks, agents to message, " +
       'and capabilities run through a gate that pauses consequential actions for a person.',
     websiteUrl: publicUrl,
-    icons: icons(publicUrl),
+    icons: orgIcons(publicUrl),
   };
   return (client) => (presentsIcons(client) ? presented : base);
 }
 
 /**
- * The `tools/list` answer per revision, both built once: the registry's own list as it always was, and the same
- * list, in the same order, with each tool's title, icon and four hints. Fields other helpers add to the
- * registry's tools (task support, app resources) pass through unchanged.
+ * The `tools/list` answer for a client: a `2025-06-18` client gets the list it is given, as it is; a newer one the
+ * same list, in the same order, with each tool's title, icons and four hints. Fields others add to the tools
+ * (task support, app resources) pass through unchanged, so this composes with them in either order. A list is
+ * presented once and remembered, so a list built at start-up costs nothing per request.
  */
-export function orgToolLists(tools: readonly Tool[], publicUrl: string): (client: McpClient) => Tool[] {
-  const plain = [...tools];
-  const presented = tools.map((tool): Tool => {
+export function orgToolPresentation(publicUrl: string): (client: McpClient, tools: readonly Tool[]) => readonly Tool[] {
+  const presentedLists = new WeakMap<readonly Tool[], readonly Tool[]>();
+  const present = (tool: Tool): Tool => {
     const presentation = TOOL_PRESENTATION[tool.name];
-    // A tool without an entry (a test's own tool) is listed as the registry has it.
+    // A tool without an entry (a test's own tool) is listed as it came.
     if (!presentation) return tool;
-    return {
-      ...tool,
-      title: presentation.title,
-      icons: icons(publicUrl),
-      annotations: { ...tool.annotations, ...presentation.annotations },
-    };
-  });
-  return (client) => (presentsIcons(client) ? presented : plain);
+    return { ...tool, title: presentation.title, icons: orgIcons(publicUrl), annotations: { ...tool.annotations, ...presentation.annotations } };
+  };
+  return (client, tools) => {
+    if (!presentsIcons(client)) return tools;
+    let presented = presentedLists.get(tools);
+    if (!presented) presentedLists.set(tools, (presented = tools.map(present)));
+    return presented;
+  };
 }
 
-/** One SVG, so one entry for every size (MCP 2025-11-25 `Icon.sizes`: "any" for scalable formats). */
-function icons(publicUrl: string): Icon[] {
-  return [{ src: `${publicUrl}${ORG_ICON_PATH}`, mimeType: 'image/svg+xml', sizes: ['any'] }];
+/**
+ * The SVG for every size (MCP 2025-11-25 `Icon.sizes`: "any" for scalable formats), and a PNG, since clients that
+ * render icons must support PNG and JPEG but only should support SVG (2025-11-25 schema, `Icon`).
+ */
+export function orgIcons(publicUrl: string): Icon[] {
+  return [
+    { src: `${publicUrl}${ORG_ICON_PATH}`, mimeType: 'image/svg+xml', sizes: ['any'] },
+    { src: `${publicUrl}${ORG_ICON_PNG_PATH}`, mimeType: 'image/png', sizes: ['128x128'] },
+  ];
 }

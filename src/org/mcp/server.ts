@@ -26,7 +26,7 @@ import { memoryTools } from './memory-tools.js';
 import { decisionTools } from './decision-tools.js';
 import { callToolReachingThePerson } from './decision-reach.js';
 import { findMissingScope, insufficientScopeAnswer } from './scope-check.js';
-import { orgServerInfo, orgToolLists } from './presentation.js';
+import { orgServerInfo, orgToolPresentation } from './presentation.js';
 import { operationTools } from './operation-tools.js';
 import { taskTools } from './task-tools.js';
 import { operationTasks, type OperationTasks } from './operation-tasks.js';
@@ -69,7 +69,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
   const workTools = definitions.filter((definition) => definition.effect === 'work').map((definition) => definition.name);
   const tasks = operationTasks({ ctx, workTools, blockMs: options.deadlineMs ?? TOOL_DEADLINE_MS });
   const principals = new WeakMap<object, OrgPrincipal>();
-  const toolsFor = orgToolLists(registry.tools, ctx.config.publicUrl);
+  const present = orgToolPresentation(ctx.config.publicUrl);
   const apps = orgApps(ctx);
 
   app.register(async (scope) => {
@@ -108,7 +108,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       },
       // A session belongs to the person and client it was opened for.
       principalId: (principal) => `${principal.personId} ${principal.clientId}`,
-      installHandlers: (server, call) => installToolHandlers(server, registry, { tasks, apps }, toolsFor(call.client), ctx, call),
+      installHandlers: (server, call) => installToolHandlers(server, registry, { tasks, apps }, present(call.client, registry.tools), ctx, call),
     });
   });
 }
@@ -117,7 +117,7 @@ function installToolHandlers(
   server: Server,
   registry: OrgToolRegistry,
   { tasks, apps }: { tasks: OperationTasks; apps: OrgApps },
-  tools: Tool[],
+  tools: readonly Tool[],
   ctx: OrgContext,
   { principal, http, client }: McpCall<OrgPrincipal>,
 ): void {
@@ -125,7 +125,7 @@ function installToolHandlers(
   const run = (name: string, args: Record<string, unknown> | undefined) => registry.call(name, args, call);
   // In the registry's order (orgTools), with the presentation of the client's revision (presentation.ts), the
   // links to the MCP Apps for a client that renders them and, where the revision has tasks, the work tools' task support.
-  server.setRequestHandler('tools/list', () => ({ tools: tasks.listed(client, apps.link(client, tools)) }));
+  server.setRequestHandler('tools/list', () => ({ tools: [...tasks.listed(client, apps.link(client, tools))] }));
   apps.install(server, principal);
   // W3C Trace Context: a `traceparent` in the call's `_meta` wins over the HTTP request's header (the current one).
   // A call run as a task is followed through the task (whose input_required names the decision); any other call

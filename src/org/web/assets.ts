@@ -14,8 +14,10 @@ const FILES = {
   'pico.css': { file: () => require.resolve('@picocss/pico/css/pico.classless.min.css'), type: 'text/css; charset=utf-8' },
   'console.css': { file: () => new URL('./assets/console.css', import.meta.url).pathname, type: 'text/css; charset=utf-8' },
   'console.js': { file: () => new URL('./assets/console.js', import.meta.url).pathname, type: 'text/javascript; charset=utf-8' },
-  // The service's icon, which MCP clients show beside the server and its tools (org/mcp/presentation.ts).
+  // The service's icon, which MCP clients show beside the server and its tools (org/mcp/presentation.ts); the
+  // PNG is the SVG rendered at 128 px, for clients that draw no SVG.
   'atrium.svg': { file: () => new URL('./assets/atrium.svg', import.meta.url).pathname, type: 'image/svg+xml' },
+  'atrium.png': { file: () => new URL('./assets/atrium.png', import.meta.url).pathname, type: 'image/png' },
 } as const;
 
 export async function registerAssets(app: FastifyInstance): Promise<void> {

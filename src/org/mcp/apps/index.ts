@@ -86,7 +86,7 @@ interface AppData {
 
 export interface OrgApps {
   /** `tools` as this client gets them: with `_meta.ui` links when it renders apps (the same array for the same list). */
-  link(client: McpClient, tools: Tool[]): Tool[];
+  link(client: McpClient, tools: readonly Tool[]): readonly Tool[];
   /** Installs `resources/list` and `resources/read` on one request's server. */
   install(server: Server, principal: OrgPrincipal): void;
   /** Adds the app data to a deciding tool's result, for a client that renders apps. */
@@ -96,7 +96,7 @@ export interface OrgApps {
 /** Built once at start-up: the documents are rendered here, and each tool list is linked once, when first asked. */
 export function orgApps(ctx: OrgContext): OrgApps {
   const documents = new Map(APPS.map((app) => [app.uri, renderAppDocument(app.view, app.title)]));
-  const linkedLists = new WeakMap<Tool[], Tool[]>();
+  const linkedLists = new WeakMap<readonly Tool[], readonly Tool[]>();
   const linkTool = (tool: Tool): Tool => {
     const app = APPS.find((candidate) => candidate.tools.includes(tool.name));
     return app ? { ...tool, _meta: { ...tool._meta, ui: { resourceUri: app.uri } } } : tool;
