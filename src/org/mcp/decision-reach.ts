@@ -34,10 +34,15 @@ const URL_REQUEST_BY_REVISION: Record<string, 'error' | 'input_required'> = { '2
 /** What a 2026-07-28 retry's `requestState` starts with: the operation the input request was about. */
 const OPERATION_STATE = 'operation:';
 
-/** How the client takes a URL request, if it said it opens URLs for the person (client/elicitation, "Capabilities"). */
-function urlRequestOf(client: McpClient): 'error' | 'input_required' | undefined {
+/** Whether the client said it opens URLs for the person (client/elicitation, "Capabilities": `elicitation.url`). */
+export function takesUrlElicitation(client: McpClient): boolean {
   const elicitation = client.capabilities.elicitation;
-  return isObject(elicitation) && isObject(elicitation.url) ? URL_REQUEST_BY_REVISION[client.protocolVersion] : undefined;
+  return isObject(elicitation) && isObject(elicitation.url);
+}
+
+/** How the client takes a URL request, if it takes them at all. */
+function urlRequestOf(client: McpClient): 'error' | 'input_required' | undefined {
+  return takesUrlElicitation(client) ? URL_REQUEST_BY_REVISION[client.protocolVersion] : undefined;
 }
 
 export interface Reach {

@@ -36,6 +36,8 @@ import type { McpClient } from '../../platform/mcp/endpoint.js';
 import { cursorParts, decodeOpaqueCursor, encodeOpaqueCursor } from '../../platform/paging.js';
 import { isAppError } from '../../platform/errors.js';
 import type { OrgContext } from '../context.js';
+import { decisionPageUrl } from '../decisions/page-url.js';
+import { takesUrlElicitation } from './decision-reach.js';
 import { listOperations } from '../operations/list.js';
 import { awaitSettled, cancelOperation, findOperations, getOperation, toOperationRecord, type OperationRecord } from '../operations/operations.js';
 import { SETTLED_STATUSES, type OperationStatus } from '../operations/states.js';
@@ -243,7 +245,7 @@ export function toTask(operation: OperationRecord, origin: string): Task {
 function statusMessageOf(operation: OperationRecord, origin: string): string | undefined {
   switch (operation.status) {
     case 'paused':
-      return `Waiting for a person's decision ${operation.decision_id}: ${decisionUrl(origin, operation.decision_id ?? '')}`;
+      return `Waiting for a person's decision ${operation.decision_id}: ${decisionPageUrl(origin, operation.decision_id ?? '')}`;
     case 'failed':
       return operation.error ? `${operation.error.code}: ${operation.error.message}` : undefined;
     case 'queued':
@@ -286,23 +288,18 @@ function declaresTasks(client: McpClient): boolean {
  * status message names the page instead.
  */
 function decisionRequests(operation: OperationRecord, client: McpClient, origin: string): Record<string, unknown> {
-  const elicitation = client.capabilities.elicitation as { url?: unknown } | undefined;
-  if (!operation.decision_id || typeof elicitation?.url !== 'object') return {};
+  if (!operation.decision_id || !takesUrlElicitation(client)) return {};
   return {
     [`decision:${operation.decision_id}`]: {
       method: 'elicitation/create',
       params: {
         mode: 'url',
         elicitationId: operation.decision_id,
-        url: decisionUrl(origin, operation.decision_id),
+        url: decisionPageUrl(origin, operation.decision_id),
         message: 'A person decides on this action in their own browser: open the decision page to approve or deny it.',
       },
     },
   };
-}
-
-function decisionUrl(origin: string, decisionId: string): string {
-  return `${origin}/inbox/decisions/${encodeURIComponent(decisionId)}`;
 }
 
 /** A cancel that lost to the operation ending is no error: it stays as it ended. */
