@@ -24,7 +24,10 @@ export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
 const APP_DATA_KEY = 'atrium/app';
 
 /** Spec "Client<>Server Capability Negotiation": the server declares the extension beside `resources`. */
-export const APPS_SERVER_CAPABILITIES = { resources: {}, extensions: { [APPS_EXTENSION]: {} } };
+const APPS_SERVER_CAPABILITIES = { resources: {}, extensions: { [APPS_EXTENSION]: {} } };
+
+/** The first revision with capability `extensions` (2025-11-25); revisions are dates, so they compare as strings. */
+const APPS_REVISION = '2025-11-25';
 
 interface AppResource {
   uri: string;
@@ -87,8 +90,8 @@ interface AppData {
 export interface OrgApps {
   /** `tools` as this client gets them: with `_meta.ui` links when it renders apps (the same array for the same list). */
   link(client: McpClient, tools: readonly Tool[]): readonly Tool[];
-  /** Installs `resources/list` and `resources/read` on one request's server. */
-  install(server: Server, principal: OrgPrincipal): void;
+  /** Declares the extension and installs `resources/list` and `resources/read` on one request's server (2025-11-25 on). */
+  install(server: Server, client: McpClient, principal: OrgPrincipal): void;
   /** Adds the app data to a deciding tool's result, for a client that renders apps. */
   withAppData(tool: string, result: CallToolResult, call: { client: McpClient; principal: OrgPrincipal }): Promise<CallToolResult>;
 }
@@ -111,7 +114,10 @@ export function orgApps(ctx: OrgContext): OrgApps {
       return linked;
     },
 
-    install(server, principal) {
+    install(server, client, principal) {
+      // The contract's revision (2025-06-18) is answered exactly as before: no resources, no extension, no links.
+      if (client.protocolVersion < APPS_REVISION) return;
+      server.registerCapabilities(APPS_SERVER_CAPABILITIES);
       server.setRequestHandler('resources/list', () => ({ resources: listed }));
       server.setRequestHandler('resources/read', ({ params }) => {
         const app = APPS.find((candidate) => candidate.uri === params.uri);
@@ -138,7 +144,7 @@ export function orgApps(ctx: OrgContext): OrgApps {
 export function rendersApps(client: McpClient): boolean {
   const extensions = client.capabilities.extensions as Record<string, { mimeTypes?: unknown }> | undefined;
   const mimeTypes = extensions?.[APPS_EXTENSION]?.mimeTypes;
-  return Array.isArray(mimeTypes) && mimeTypes.includes(APP_MIME_TYPE);
+  return client.protocolVersion >= APPS_REVISION && Array.isArray(mimeTypes) && mimeTypes.includes(APP_MIME_TYPE);
 }
 
 async function appData(ctx: OrgContext, tool: string, value: Record<string, unknown>, principal: OrgPrincipal): Promise<AppData> {
