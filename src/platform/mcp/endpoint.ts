@@ -163,7 +163,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
       void server.close();
     });
     if (request.method === 'GET') openStreams.add(transport);
-    const response = await transport.handleRequest(toWebRequest(request), { parsedBody: init.body });
+    const response = await transport.handleRequest(init.webRequest ?? toWebRequest(request), { parsedBody: init.body });
     if (init.mode !== 'json' || call.http.status === undefined) return response;
     return new Response(response.body, { status: call.http.status, headers: response.headers });
   }
@@ -221,7 +221,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
         return sendRpcError(reply, 400, RPC.invalidParams, 'Invalid initialize request: params need protocolVersion, capabilities and clientInfo', idOf(initialize));
       }
       const session = await startSession(initialize as unknown as InitializeRequest, principal);
-      const response = await serve(request, reply, sessionCall(session, principal), { mode, body });
+      const response = await serve(request, reply, sessionCall(session, principal), { mode, body, webRequest });
       // The session exists only if the client was told about it.
       if (response.ok) reply.header('mcp-session-id', session.id);
       else await sessions.end(session.id);
@@ -338,6 +338,8 @@ function envelopeClient(body: unknown): McpClient {
 interface TransportInit {
   mode: ResponseMode;
   body?: unknown;
+  /** The request as the SDK reads it, when routing already built it. */
+  webRequest?: Request;
 }
 
 /**
