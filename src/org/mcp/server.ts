@@ -17,7 +17,7 @@ import { buildMcpToolRegistry } from '../../platform/mcp/tools.js';
 import { currentTraceparent, parseTraceparent, withTraceparent } from '../../platform/trace.js';
 import type { OrgContext } from '../context.js';
 import { authenticateBearer, BearerRefusal } from './bearer.js';
-import { APPS_SERVER_CAPABILITIES, orgApps, type OrgApps } from './apps/index.js';
+import { orgApps, type OrgApps } from './apps/index.js';
 import { agentTools } from './agent-tools.js';
 import { capabilityTools } from './capability-tools.js';
 import { contextTools } from './context-tools.js';
@@ -96,7 +96,7 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       db: ctx.db,
       sessionScope: ORG_MCP_SESSION_SCOPE,
       serverInfo: orgServerInfo({ ...ORG_MCP_INFO }, ctx.config.publicUrl),
-      capabilities: { tools: {}, ...APPS_SERVER_CAPABILITIES },
+      capabilities: { tools: {} },
       protocolVersions: ORG_MCP_PROTOCOLS,
       modernProtocolVersions: ORG_MCP_MODERN_PROTOCOLS,
       hosts: { publicUrls: [ctx.config.publicUrl, ctx.config.authPublicUrl], bindHost: ctx.config.host },
@@ -126,7 +126,7 @@ function installToolHandlers(
   // In the registry's order (orgTools), with the presentation of the client's revision (presentation.ts), the
   // links to the MCP Apps for a client that renders them and, where the revision has tasks, the work tools' task support.
   server.setRequestHandler('tools/list', () => ({ tools: [...tasks.listed(client, apps.link(client, tools))] }));
-  apps.install(server, principal);
+  apps.install(server, { client, principal });
   // W3C Trace Context: a `traceparent` in the call's `_meta` wins over the HTTP request's header (the current one).
   // A call run as a task is followed through the task (whose input_required names the decision); any other call
   // that pauses points the person at the decision page (decision-reach.ts).

@@ -24,7 +24,12 @@ export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
 const APP_DATA_KEY = 'atrium/app';
 
 /** Spec "Client<>Server Capability Negotiation": the server declares the extension beside `resources`. */
-export const APPS_SERVER_CAPABILITIES = { resources: {}, extensions: { [APPS_EXTENSION]: {} } };
+const APPS_SERVER_CAPABILITIES = { resources: {}, extensions: { [APPS_EXTENSION]: {} } };
+/**
+ * The contract's revision (DESIGN 4.9): its clients are answered tools only, as before, so they see no apps at
+ * all — its capabilities have no `extensions`, where a host would say it renders them.
+ */
+const CONTRACT_REVISION = '2025-06-18';
 
 interface AppResource {
   uri: string;
@@ -87,8 +92,11 @@ interface AppData {
 export interface OrgApps {
   /** `tools` as this client gets them: with `_meta.ui` links when it renders apps (the same array for the same list). */
   link(client: McpClient, tools: readonly Tool[]): readonly Tool[];
-  /** Installs `resources/list` and `resources/read` on one request's server. */
-  install(server: Server, principal: OrgPrincipal): void;
+  /**
+   * Declares the extension and `resources`, and installs `resources/list` and `resources/read`, on one request's
+   * server — for every revision but the contract's.
+   */
+  install(server: Server, call: { client: McpClient; principal: OrgPrincipal }): void;
   /** Adds the app data to a deciding tool's result, for a client that renders apps. */
   withAppData(tool: string, result: CallToolResult, call: { client: McpClient; principal: OrgPrincipal }): Promise<CallToolResult>;
 }
@@ -111,7 +119,9 @@ export function orgApps(ctx: OrgContext): OrgApps {
       return linked;
     },
 
-    install(server, principal) {
+    install(server, { client, principal }) {
+      if (client.protocolVersion === CONTRACT_REVISION) return;
+      server.registerCapabilities(APPS_SERVER_CAPABILITIES);
       server.setRequestHandler('resources/list', () => ({ resources: listed }));
       server.setRequestHandler('resources/read', ({ params }) => {
         const app = APPS.find((candidate) => candidate.uri === params.uri);
@@ -134,8 +144,9 @@ export function orgApps(ctx: OrgContext): OrgApps {
   };
 }
 
-/** Spec "Client (Host) Capabilities": the extension with the HTML profile among its `mimeTypes`. */
+/** Spec "Client (Host) Capabilities": the extension with the HTML profile among its `mimeTypes` (past the contract's revision). */
 export function rendersApps(client: McpClient): boolean {
+  if (client.protocolVersion === CONTRACT_REVISION) return false;
   const extensions = client.capabilities.extensions as Record<string, { mimeTypes?: unknown }> | undefined;
   const mimeTypes = extensions?.[APPS_EXTENSION]?.mimeTypes;
   return Array.isArray(mimeTypes) && mimeTypes.includes(APP_MIME_TYPE);
