@@ -2,7 +2,7 @@
  * The official MCP Python SDK client in tests: a virtual environment at `.cache/py` with `mcp` at the pinned
  * version, created on first use (`.ci/run` creates it before the suite), and test/python/mcp_client.py run in it.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +24,8 @@ const run = promisify(execFile);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const venv = path.join(repoRoot, '.cache', 'py');
 const python = path.join(venv, 'bin', 'python');
-const script = path.join(repoRoot, 'test', 'python', 'mcp_client.py');
+const scripts = path.join(repoRoot, 'test', 'python');
+const script = path.join(scripts, 'mcp_client.py');
 
 /** Creates the environment unless it already holds the pinned SDK (the same commands as `.ci/run`). */
 export async function ensurePythonSdk(): Promise<void> {
@@ -53,4 +54,9 @@ export async function runPythonClient(
 ): Promise<PythonClientRun> {
   const { stdout } = await run(python, [script, mcpUrl, token, call.mode ?? 'auto', call.tool, JSON.stringify(call.arguments ?? {})], { timeout: 60_000 });
   return JSON.parse(stdout.trim().split('\n').at(-1)!);
+}
+
+/** Starts test/python/`name` in the environment, its stdin and stdout piped to the test that talks to it. */
+export function spawnPythonScript(name: string, args: readonly string[]): ChildProcessWithoutNullStreams {
+  return spawn(python, [path.join(scripts, name), ...args], { stdio: 'pipe' });
 }

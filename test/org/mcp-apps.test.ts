@@ -3,7 +3,7 @@
  * read through the official TypeScript client and rendered in Chromium by a minimal host built on the extension's
  * own AppBridge (helpers/app-host.ts), with real tool results from a real org on each engine.
  */
-import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import { Client, specTypeSchemas, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { sql } from 'drizzle-orm';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +82,18 @@ describe.each(engines)('MCP Apps (%s)', (engine) => {
     expect(plainTools.filter((tool) => tool._meta)).toEqual([]);
     const decisions = (await plain.client.callTool({ name: 'list_decisions', arguments: {} })) as CallToolResult;
     expect(decisions.isError).toBeFalsy();
+    expect(decisions._meta).toBeUndefined();
+  });
+
+  it('shows a host speaking the contract revision 2025-06-18 no apps: tools only, no links, no resources', async () => {
+    const connected = await connectClient(mail.org, { email: BEA.email, password: BEA.password, clientName: 'Old apps host', scopes: ALL_SCOPES });
+    const oldHost = new Client({ name: 'Old apps host', version: '1.0.0' }, { supportedProtocolVersions: ['2025-06-18'], capabilities: { extensions: { [UI]: { mimeTypes: [APP_MIME] } } } });
+    await oldHost.connect(new StreamableHTTPClientTransport(new URL(`${mail.org.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${connected.accessToken}` } } }));
+    clients.push(oldHost);
+    expect(oldHost.getServerCapabilities()).toEqual({ tools: {} });
+    expect((await oldHost.listTools()).tools.filter((tool) => tool._meta)).toEqual([]);
+    await expect(oldHost.request({ method: 'resources/list', params: {} }, specTypeSchemas.ListResourcesResult)).rejects.toMatchObject({ code: -32601 });
+    const decisions = await call(oldHost, 'list_decisions', {});
     expect(decisions._meta).toBeUndefined();
   });
 

@@ -309,7 +309,7 @@ describe.each(engines)('operations as tasks of the 2026-07-28 Tasks extension (%
     throw new Error(`task ${taskId} is still ${(await modern('tasks/get', { taskId })).result.status}`);
   }
 
-  it('lists the extension in server/discover', async () => {
+  it('lists the extension in server/discover, beside MCP Apps', async () => {
     const { result } = await modern('server/discover', {});
     expect(result.capabilities.extensions).toEqual({ 'io.modelcontextprotocol/tasks': {}, 'io.modelcontextprotocol/ui': {} });
   });
