@@ -242,9 +242,18 @@ export async function awaitOperation(
     const next = ctx.watch.next(id, deadline - Date.now());
     const answered = await Promise.race([next.promise, runningHere.then(() => undefined)]);
     next.cancel();
-    if (answered?.personId === personId) return toOperationRecord(answered);
+    if (answered?.personId === personId) return answeredRecord(answered);
   }
   return watchUntil(ctx, id, personId, deadline, isAnswered);
+}
+
+/**
+ * The record of a row a run handed over as it committed it: what `getOperation` would read then. A row that
+ * paused has just opened its decision, so that decision is still pending (no read needed to say so).
+ */
+function answeredRecord(row: OperationRow): OperationRecord {
+  const record = toOperationRecord(row);
+  return row.status === 'paused' && row.decisionId ? { ...record, decision: { status: 'pending' } } : record;
 }
 
 /**
