@@ -11,6 +11,7 @@ import { clientDisplayName } from './clients.js';
 import { PREFIX, randomToken } from './ids.js';
 import { oauthGrants, oauthTokens } from './schema.js';
 import { SCOPE_NAMES } from './scopes.js';
+import { ACCESS_REVOKED, revokingAccess, type Changed } from './tokens.js';
 
 export interface NewGrant {
   personId: string;
@@ -27,14 +28,16 @@ export async function createGrant(db: Queryable, grant: NewGrant): Promise<strin
 
 /**
  * Revokes grants and every token issued from them (RFC 6749 §4.1.2 for a replayed code, OAuth 2.1 §4.3.1
- * for a reused refresh token, RFC 7009 §2.1 for a revoked refresh token, DESIGN 4.6 for a disconnect).
+ * for a reused refresh token, RFC 7009 §2.1 for a revoked refresh token, DESIGN 4.6 for a disconnect), and
+ * reports it through `changed` so that the enclosing write announces it (tokens.ts `revokingAccess`).
  */
-export async function revokeGrants(db: Queryable, grantIds: string[]): Promise<void> {
+export async function revokeGrants(db: Queryable, grantIds: string[], changed: Changed): Promise<void> {
   if (grantIds.length === 0) return;
   await inTransaction(db, async (tx) => {
     await tx.update(oauthGrants).set({ revokedAt: sql`now()` }).where(and(inArray(oauthGrants.id, grantIds), isNull(oauthGrants.revokedAt)));
     await tx.update(oauthTokens).set({ revokedAt: sql`now()` }).where(and(inArray(oauthTokens.grantId, grantIds), isNull(oauthTokens.revokedAt)));
   });
+  changed({ kind: ACCESS_REVOKED });
 }
 
 export interface Connection {
@@ -88,7 +91,7 @@ export async function listConnections(ctx: AuthContext, personId: string): Promi
 
 /** DESIGN 4.6: disconnecting revokes every grant and token of that client for that person. */
 export async function disconnectClient(ctx: AuthContext, personId: string, clientId: string): Promise<void> {
-  await ctx.db.transaction(async (tx) => {
+  await revokingAccess(ctx, async (tx, changed) => {
     const grants = await tx
       .select({ id: oauthGrants.id })
       .from(oauthGrants)
@@ -97,6 +100,7 @@ export async function disconnectClient(ctx: AuthContext, personId: string, clien
     await revokeGrants(
       tx,
       grants.map((grant) => grant.id),
+      changed,
     );
     await ctx.recordAuthEvent?.(tx, { kind: 'client.disconnected', personId, clientId, grants: grants.length });
   });
@@ -106,7 +110,7 @@ export async function disconnectClient(ctx: AuthContext, personId: string, clien
  * DESIGN 4.6: a person removed from the organization keeps no access: every grant they gave, and every token issued
  * from it, is revoked in `db` (the transaction of the removal). Returns how many grants were revoked.
  */
-export async function revokePersonGrants(db: Queryable, personId: string): Promise<number> {
+export async function revokePersonGrants(db: Queryable, personId: string, changed: Changed): Promise<number> {
   const grants = await db
     .select({ id: oauthGrants.id })
     .from(oauthGrants)
@@ -114,6 +118,7 @@ export async function revokePersonGrants(db: Queryable, personId: string): Promi
   await revokeGrants(
     db,
     grants.map((grant) => grant.id),
+    changed,
   );
   return grants.length;
 }

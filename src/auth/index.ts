@@ -10,4 +10,4 @@ export { disconnectClient, listConnections, revokePersonGrants, type Connection 
 export { deleteSpentOAuthRows, type OAuthSweep } from './retention.js';
 export { mcpResource, resourceMetadataUrl } from './resource.js';
 export { isScope, SCOPES, type Scope } from './scopes.js';
-export { verifyAccessToken } from './tokens.js';
+export { createVerifiedTokens, verifyAccessToken, type Changed } from './tokens.js';

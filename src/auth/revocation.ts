@@ -9,6 +9,7 @@ import { revokeGrants } from './grants.js';
 import { hashToken } from './ids.js';
 import { requiredParam, type RawParams } from './params.js';
 import { oauthTokens } from './schema.js';
+import { ACCESS_REVOKED, revokingAccess } from './tokens.js';
 
 /** POST /oauth/revoke. `token_type_hint` is optional (RFC 7009 §2.1) and not needed: hashes are unique. */
 export async function revokeToken(ctx: AuthContext, params: RawParams, address?: string): Promise<void> {
@@ -28,6 +29,9 @@ export async function revokeToken(ctx: AuthContext, params: RawParams, address?:
   if (stored.clientId !== client.id) throw new InvalidRequest('the token was not issued to this client');
 
   // RFC 7009 §2.1: revoking a refresh token also invalidates the access tokens of its grant.
-  if (stored.kind === 'refresh') return revokeGrants(ctx.db, [stored.grantId]);
-  await ctx.db.update(oauthTokens).set({ revokedAt: sql`coalesce(${oauthTokens.revokedAt}, now())` }).where(eq(oauthTokens.hash, hashToken(token)));
+  await revokingAccess(ctx, async (tx, changed) => {
+    if (stored.kind === 'refresh') return revokeGrants(tx, [stored.grantId], changed);
+    await tx.update(oauthTokens).set({ revokedAt: sql`coalesce(${oauthTokens.revokedAt}, now())` }).where(eq(oauthTokens.hash, hashToken(token)));
+    changed({ kind: ACCESS_REVOKED });
+  });
 }

@@ -20,7 +20,7 @@ import { verifyPkce } from './pkce.js';
 import { checkResource } from './resource.js';
 import { oauthCodes, oauthGrants, oauthTokens } from './schema.js';
 import { parseScope } from './scopes.js';
-import { issueTokens, tokenResponse } from './tokens.js';
+import { issueTokens, revokingAccess, tokenResponse } from './tokens.js';
 
 type TokenResponse = ReturnType<typeof tokenResponse>;
 type GrantHandler = (ctx: AuthContext, client: Client, params: RawParams) => Promise<TokenResponse>;
@@ -108,7 +108,7 @@ async function redeemAuthorizationCode(ctx: AuthContext, client: Client, params:
 }
 
 async function codeReplayed(ctx: AuthContext, grantId: string): Promise<never> {
-  await revokeGrants(ctx.db, [grantId]);
+  await revokingAccess(ctx, (tx, changed) => revokeGrants(tx, [grantId], changed));
   throw new InvalidGrant('the authorization code was already used; the tokens it issued are revoked');
 }
 
@@ -190,7 +190,7 @@ function rotatedRecently(ctx: AuthContext) {
 }
 
 async function refreshReused(ctx: AuthContext, grantId: string): Promise<never> {
-  await revokeGrants(ctx.db, [grantId]);
+  await revokingAccess(ctx, (tx, changed) => revokeGrants(tx, [grantId], changed));
   throw new InvalidGrant('the refresh token was already used; the grant is revoked');
 }
 

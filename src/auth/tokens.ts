@@ -4,8 +4,10 @@
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
-import type { AuthContext } from './context.js';
-import type { Queryable } from '../platform/database.js';
+import type { AuthContext, StoredAccessToken, VerifiedAccessToken } from './context.js';
+import { transact, type Change, type ChangeFeed } from '../platform/changes.js';
+import type { Queryable, Tx } from '../platform/database.js';
+import { ReadCache } from '../platform/read-cache.js';
 import { toIso } from '../platform/time.js';
 import { hashToken, PREFIX, randomToken } from './ids.js';
 import { LIFETIME } from './lifetimes.js';
@@ -58,16 +60,29 @@ export function tokenResponse(issued: IssuedTokens) {
   };
 }
 
-export interface VerifiedAccessToken {
-  personId: string;
-  clientId: string;
-  scopes: string[];
-  grantId: string;
-  expiresAt: string;
-}
+/** Reports a change a write made, to be announced on the change feed when its transaction commits. */
+export type Changed = (change: Change) => void;
+
 
 /** How often a grant's `last_used_at` is written while its tokens are in use (one write, not one per call). */
 const LAST_USED_RESOLUTION = sql`interval '1 minute'`;
+
+/**
+ * The change kind announced, in its transaction, by every write that makes access tokens invalid before they
+ * expire (a revoked token, grant, or person): every process then drops the tokens it verified (no key: a
+ * revocation is rare, and dropping them all is simpler than tracing which tokens a grant issued).
+ */
+export const ACCESS_REVOKED = 'oauth_access_revoked';
+
+
+/**
+ * The access tokens this process verified, by hash, kept exact by the change feed: a revocation committed by any
+ * process drops them all on every process (ACCESS_REVOKED), and while the feed is down none is served. A token
+ * past its expiry is refused even while still kept; `maxAgeMs` (a minute) bounds how stale `last_used_at` gets.
+ */
+export function createVerifiedTokens(changes: ChangeFeed, maxEntries = 10_000): ReadCache<StoredAccessToken> {
+  return new ReadCache<StoredAccessToken>({ maxAgeMs: 60_000, maxEntries }).follow(changes, { kinds: [ACCESS_REVOKED] });
+}
 
 /**
  * The person and scopes behind a bearer token presented to `resource`, or null when the token is unknown,
@@ -75,6 +90,19 @@ const LAST_USED_RESOLUTION = sql`interval '1 minute'`;
  */
 export async function verifyAccessToken(ctx: AuthContext, token: string, resource: string): Promise<VerifiedAccessToken | null> {
   if (!token.startsWith(PREFIX.accessToken)) return null;
+  const hash = hashToken(token);
+  const load = () => readAccessToken(ctx, hash);
+  const stored = ctx.verifiedTokens ? await ctx.verifiedTokens.read(hash, load) : await load();
+  if (!stored || stored.resource !== resource || Date.parse(stored.expiresAt) <= Date.now()) return null;
+  return { personId: stored.personId, clientId: stored.clientId, scopes: stored.scopes, grantId: stored.grantId, expiresAt: stored.expiresAt };
+}
+
+/**
+ * The valid access token with that hash, recording its grant's use at most once per `LAST_USED_RESOLUTION`.
+ * While the token is kept in memory this is not read again, so the grant's use is recorded when it is next
+ * read: `last_used_at` lags by at most the cache's age limit.
+ */
+async function readAccessToken(ctx: AuthContext, hash: string): Promise<StoredAccessToken | undefined> {
   const [row] = await ctx.db
     .select({
       personId: oauthTokens.personId,
@@ -89,16 +117,26 @@ export async function verifyAccessToken(ctx: AuthContext, token: string, resourc
     .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
     .where(
       and(
-        eq(oauthTokens.hash, hashToken(token)),
+        eq(oauthTokens.hash, hash),
         eq(oauthTokens.kind, 'access'),
         isNull(oauthTokens.revokedAt),
         isNull(oauthGrants.revokedAt),
         sql`${oauthTokens.expiresAt} > now()`,
       ),
     );
-  if (!row || row.resource !== resource) return null;
+  if (!row) return undefined;
   if (row.stale) await ctx.db.update(oauthGrants).set({ lastUsedAt: sql`now()` }).where(eq(oauthGrants.id, row.grantId));
-  return { personId: row.personId, clientId: row.clientId, scopes: row.scopes, grantId: row.grantId, expiresAt: toIso(row.expiresAt) };
+  return { personId: row.personId, clientId: row.clientId, scopes: row.scopes, grantId: row.grantId, expiresAt: toIso(row.expiresAt), resource: row.resource };
+}
+
+/**
+ * Runs a write that revokes access in a transaction of its own and announces ACCESS_REVOKED in it, so every
+ * process refuses the revoked tokens from the moment it commits (this one before the write answers). `work`
+ * reports through `changed` what else it changed.
+ */
+export function revokingAccess<T>(ctx: AuthContext, work: (tx: Tx, changed: Changed) => Promise<T>): Promise<T> {
+  if (!ctx.changes) return ctx.db.transaction((tx) => work(tx, () => {}));
+  return transact(ctx.db, ctx.changes, (tx, changed) => work(tx, changed));
 }
 
 export function expiresIn(seconds: number) {

@@ -20,7 +20,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { OrgConfig } from '../config.js';
 import type { Db, Tx } from '../platform/database.js';
 import { loadOrCreateSecret, readStoredSecret, storedSecretFile } from '../platform/secrets.js';
+import { announceWithoutFeed } from '../platform/changes.js';
 import { ensureAssistant } from './agents/records.js';
+import { ORG_DIRECTORY } from './changes.js';
 import { applyOrgFileIn, ensureOrganization, lockOrgSetup, unsetSecretsInUse, type ApplyReport } from './org-file/apply.js';
 import { readOrgFile } from './org-file/schema.js';
 import { authenticate, findPersonByEmail, upsertPerson } from './people/records.js';
@@ -56,6 +58,8 @@ export async function bootstrapOrganization(
       await addSpaceMember(tx, space.id, owner.person.id);
     }
     if (firstStart && !file && config.content?.beside) await ensureDefaultPublishCapability(tx);
+    // Processes already running keep the directory in memory (read-cache.ts); this one's feed is not open yet.
+    await announceWithoutFeed(tx, config.database.schema, [{ kind: ORG_DIRECTORY }]);
     return { report, owner };
   });
 

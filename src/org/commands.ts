@@ -6,7 +6,9 @@
  */
 import { passwordRule, type OrgConfig } from '../config.js';
 import { UsageError } from '../cli/errors.js';
+import { announceWithoutFeed } from '../platform/changes.js';
 import { openDatabase } from '../platform/database.js';
+import { ORG_DIRECTORY } from './changes.js';
 import { verifyActivity } from './activity/chain.js';
 import { writeFile } from 'node:fs/promises';
 import { applyOrgFile, type ApplyReport } from './org-file/apply.js';
@@ -18,7 +20,12 @@ export async function runOrgApply(config: OrgConfig, file: string, env: NodeJS.P
   const parsed = await readOrgFile(file);
   const database = await openDatabase(config.database);
   try {
-    return await applyOrgFile(database.db, parsed, env, file);
+    // The running services keep the directory in memory (read-cache.ts): they drop it when this commits.
+    return await database.db.transaction(async (tx) => {
+      const report = await applyOrgFile(tx, parsed, env, file);
+      await announceWithoutFeed(tx, database.schema, [{ kind: ORG_DIRECTORY }]);
+      return report;
+    });
   } finally {
     await database.close();
   }
@@ -57,7 +64,11 @@ export async function runSetPassword(config: OrgConfig, email: string, password:
   try {
     const person = await findPersonByEmail(database.db, email);
     if (!person) throw new UsageError(`no person with the email ${email} in the organization`);
-    const ended = await database.db.transaction((tx) => setPassword(tx, person.id, password));
+    const ended = await database.db.transaction(async (tx) => {
+      const count = await setPassword(tx, person.id, password);
+      await announceWithoutFeed(tx, database.schema, [{ kind: ORG_DIRECTORY }]);
+      return count;
+    });
     return `set the password of ${person.email}; signed out ${ended} web session${ended === 1 ? '' : 's'}`;
   } finally {
     await database.close();

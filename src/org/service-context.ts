@@ -1,14 +1,16 @@
 /**
  * What a connected client learns first (spec 4.2 rule 2, DESIGN 4.3): who it acts for, in which
  * organization, which agents it can reach, the spaces work can be placed in, the scopes actually granted,
- * and the server's time (UTC). Deliberately no timezone (spec 4.2 rule 3). All but the time is read from
- * the database on each call.
+ * and the server's time (UTC). Deliberately no timezone (spec 4.2 rule 3). All but the scopes (the token's) and
+ * the time is read from the directory, kept in memory until it changes (read-cache.ts).
  */
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../platform/database.js';
 import { agentSummaryRecord, listReachableAgents } from './agents/records.js';
 import { getPerson } from './people/records.js';
+import type { OrgContext } from './context.js';
+import { cachedOrgRead } from './read-cache.js';
 import { agents, organization } from './schema.js';
 import { listSpacesOfPerson } from './spaces/records.js';
 
@@ -30,7 +32,18 @@ export interface Caller {
   scopes: string[];
 }
 
-export async function describeServiceContext(db: Queryable, caller: Caller): Promise<ServiceContext> {
+/**
+ * service_context's answer. Every tool session calls it first and many call it often, so what it reads from the
+ * directory is kept in memory until the directory changes on any process (read-cache.ts); the scopes are the
+ * caller's own and the time is now.
+ */
+export async function describeServiceContext(ctx: Pick<OrgContext, 'db' | 'database' | 'reads'>, caller: Caller): Promise<ServiceContext> {
+  const { personId, clientId } = caller;
+  const known = await cachedOrgRead(ctx, ctx.db, 'directory', 'serviceContext', { personId, clientId }, () => readDirectoryOf(ctx.db, caller));
+  return { ...known, scopes: caller.scopes, server_time: new Date().toISOString() };
+}
+
+async function readDirectoryOf(db: Queryable, caller: Omit<Caller, 'scopes'>): Promise<Omit<ServiceContext, 'scopes' | 'server_time'>> {
   const [person, [org], reachable, spaces, [client]] = await Promise.all([
     getPerson(db, caller.personId),
     db.select({ id: organization.id, name: organization.name }).from(organization).limit(1),
@@ -55,7 +68,5 @@ export async function describeServiceContext(db: Queryable, caller: Caller): Pro
       autonomy: agent.autonomy,
     })),
     spaces: spaces.map((space) => ({ id: space.id, key: space.key, name: space.name })),
-    scopes: caller.scopes,
-    server_time: new Date().toISOString(),
   };
 }

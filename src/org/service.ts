@@ -10,7 +10,9 @@ import { openDatabase, ping, type Database } from '../platform/database.js';
 import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
 import { startJobWorker, type JobWorker } from '../platform/jobs.js';
 import { parseTraceparent, withTraceparent } from '../platform/trace.js';
-import { registerAuthRoutes } from '../auth/index.js';
+import { createVerifiedTokens, registerAuthRoutes } from '../auth/index.js';
+import { ChangeFeed } from '../platform/changes.js';
+import { createOrgReads } from './read-cache.js';
 import { recordAuthActivity } from './activity/auth-events.js';
 import { startActivitySealer } from './activity/chain.js';
 import { bootstrapOrganization } from './bootstrap.js';
@@ -71,7 +73,18 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   // Work queued by any process wakes this one's worker (operations/watch.ts). The worker's handlers are made from ctx,
   // and ctx holds the worker: it is completed just below.
   const watch = await OperationWatch.open(database, { log: app.log, queued: () => ctx.jobs?.wake() });
-  const ctx = { config, database, db: database.db, log: app.log, watch, recordAuthEvent: recordAuthActivity } as OrgContext;
+  const changes = await ChangeFeed.open(database, { log: app.log });
+  const ctx = {
+    config,
+    database,
+    db: database.db,
+    log: app.log,
+    watch,
+    recordAuthEvent: recordAuthActivity,
+    changes,
+    verifiedTokens: createVerifiedTokens(changes),
+    reads: createOrgReads(changes),
+  } as OrgContext;
   const mailer = config.mail ? createMailer(config.mail) : undefined;
   const worker = startJobWorker(database, {
     handlers: {
@@ -121,6 +134,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
     mailer?.close();
     await sealer.stop();
     await watch.close();
+    await changes.close();
     await database.close();
   });
   return { app, database, ctx, jobs: worker, ...listening(app, 'org', config, bannerNotes(config)) };

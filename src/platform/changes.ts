@@ -89,7 +89,7 @@ export class ChangeFeed {
 
   /** Queues the notification in the caller's transaction: sent to every process on commit, never on rollback. */
   async announce(tx: Queryable, changes: readonly Change[]): Promise<void> {
-    await tx.execute(sql`SELECT pg_notify(${this.channel}, ${encode(this.origin, changes)})`);
+    await notify(tx, this.channel, this.origin, changes);
   }
 
   /** Tells this process's subscribers now; call it once the transaction that announced the changes committed. */
@@ -181,6 +181,18 @@ export async function transact<T>(
   });
   if (changes.length > 0) feed.deliver(changes);
   return result;
+}
+
+/**
+ * Announces `changes` in `tx` for a writer that runs no feed of its own (a command-line process, the start-up
+ * before the feed opens): every process following `schema`'s feed hears it on commit, this one included.
+ */
+export async function announceWithoutFeed(tx: Queryable, schema: string, changes: readonly Change[]): Promise<void> {
+  await notify(tx, channelOf(schema), randomUUID(), changes);
+}
+
+async function notify(tx: Queryable, channel: string, origin: string, changes: readonly Change[]): Promise<void> {
+  await tx.execute(sql`SELECT pg_notify(${channel}, ${encode(origin, changes)})`);
 }
 
 /** An unquoted identifier (PGlite's `listen` does not quote) of at most 63 bytes. */

@@ -71,11 +71,12 @@ export class ReadCache<V> {
 
   /**
    * The cached value, or `load()`'s, stored when no change arrived meanwhile. Concurrent misses of one key share
-   * one load. Neither a rejected load nor an `undefined` result (nothing found) is kept.
+   * one load. Neither a rejected load nor an `undefined` result (nothing found) is kept, nor a value `keep`
+   * refuses (one that may still change without a change being announced).
    */
-  async read(key: string, load: () => Promise<V | undefined>): Promise<V | undefined>;
-  async read(key: string, load: () => Promise<V>): Promise<V>;
-  async read(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+  async read(key: string, load: () => Promise<V | undefined>, keep?: (value: V) => boolean): Promise<V | undefined>;
+  async read(key: string, load: () => Promise<V>, keep?: (value: V) => boolean): Promise<V>;
+  async read(key: string, load: () => Promise<V | undefined>, keep: (value: V) => boolean = () => true): Promise<V | undefined> {
     if (!this.serving) return load();
     const hit = this.get(key);
     if (hit !== undefined) return hit;
@@ -85,7 +86,7 @@ export class ReadCache<V> {
     const loading = load().then(
       (value) => {
         if (this.inFlight.get(key) === loading) this.inFlight.delete(key);
-        if (value !== undefined && this.serving && generation === this.generation) this.set(key, value);
+        if (value !== undefined && this.serving && generation === this.generation && keep(value)) this.set(key, value);
         return value;
       },
       (error: unknown) => {
@@ -140,4 +141,19 @@ export class ReadCache<V> {
   get size(): number {
     return this.entries.size;
   }
+}
+
+/** `operation` and the query as JSON with its keys sorted, so two equal queries give one key whatever their key order. */
+export function readCacheKey(operation: string, query: Readonly<Record<string, unknown>>): string {
+  const sorted = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return `${operation}:${JSON.stringify(sorted)}`;
+}
+
+/** Freezes a value handed to many callers from one cache entry, so no caller can change it for the others. */
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }

@@ -94,7 +94,7 @@ agents:
       const input = { kind: 'fact' as const, title: 'Never kept', body: 'rolled back', space_id: spaceId, tags: [] };
       await expect(
         org.service.database.db.transaction(async (tx) => {
-          await recordMemory(tx, input, recorder, { spaceIds: [spaceId] });
+          await recordMemory(tx, input, recorder, { spaceIds: [spaceId] }, () => {});
           throw new Error('the change fails after its entry was written');
         }),
       ).rejects.toThrow('the change fails');

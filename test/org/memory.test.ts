@@ -81,6 +81,7 @@ describe.each(engines)('company memory on %s', (engine) => {
         { kind: 'fact', title: 'Agent note', body: 'Written by an agent during its work', space_id: spaces.ops },
         { type: 'agent', agentId: assistant.id, onBehalfOfPersonId: person.id, operationId: 'op_test' },
         { spaceIds: [spaces.ops] },
+        () => {},
       );
       const read = await owner.callOk('get_memory', { memory_id: item.id });
       expect(read.provenance).toEqual({

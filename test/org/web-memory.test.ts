@@ -104,6 +104,7 @@ describe.each(engines)('the memory pages on %s', (engine) => {
       { kind: 'fact', title: 'Venue shortlist', body: 'Three venues in Lisbon.', space_id: c.spaces.general },
       { type: 'agent', agentId: row.scribe, onBehalfOfPersonId: row.owner, operationId: c.operation },
       { spaceIds: [c.spaces.general] },
+      () => {},
     );
     const page = await owner.get(`/memory/${item.id}`);
     expect(page.text).toContain('Scribe <small>(agent)</small><small> for Owner</small>');
@@ -129,6 +130,7 @@ describe.each(engines)('the memory pages on %s', (engine) => {
         { kind: 'fact', title: `Numbered note ${index}`, body: `Note number ${index} about paging.`, space_id: c.spaces.secret },
         { type: 'person', personId: person.id, clientId: null },
         { spaceIds: [c.spaces.secret] },
+        () => {},
       );
     }
     const seen: string[] = [];

@@ -23,6 +23,7 @@ import { authenticateCallback } from '../delivery/callback-tokens.js';
 import { askQuestion, finishWork, reportProgress } from '../delivery/work.js';
 import { memoryPage, recordMemoryInput, memoryItemRecord, MEMORY_KINDS } from '../memory/records.js';
 import { recordMemory } from '../memory/write.js';
+import { writeOrg } from '../changes.js';
 
 export const AGENT_API_PREFIX = '/agent-api/operations/:operation_id';
 /** How long a capability execution is waited for before its operation is returned as it stands (DESIGN 4.3's default). */
@@ -142,7 +143,7 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
             operationId: operation.id,
             clientId: operation.clientId,
           };
-          const item = await ctx.db.transaction((tx) => recordMemory(tx, { ...request.body, space_id: spaceId }, recorder, { spaceIds: [spaceId] }));
+          const item = await writeOrg(ctx, [], (tx, changed) => recordMemory(tx, { ...request.body, space_id: spaceId }, recorder, { spaceIds: [spaceId] }, changed));
           return reply.code(201).send(item);
         },
       );

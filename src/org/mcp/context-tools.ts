@@ -17,6 +17,6 @@ export const contextTools = [
     input: z.object({}).strict(),
     output: serviceContextRecord,
     annotations: { openWorldHint: false },
-    run: (_args, { ctx, principal }) => describeServiceContext(ctx.db, principal),
+    run: (_args, { ctx, principal }) => describeServiceContext(ctx, principal),
   }),
 ];

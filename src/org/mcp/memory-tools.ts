@@ -1,5 +1,6 @@
 /** record_memory, search_memory, get_memory (DESIGN 4.3): company memory with provenance, history and time. */
 import { getMemory, searchMemory } from '../memory/search.js';
+import { cachedOrgRead } from '../read-cache.js';
 import { defineOrgTool } from './tools.js';
 import { memoryPage, searchMemoryInput, recordMemoryInput, getMemoryInput, memoryItemRecord, memoryItemWithHistory } from '../memory/records.js';
 import { recordMemory } from '../memory/write.js';
@@ -18,8 +19,8 @@ export const memoryTools = [
     input: recordMemoryInput,
     output: memoryItemRecord,
     annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    run: (input, { db, principal, spaceIds }) =>
-      recordMemory(db, input, { type: 'person', personId: principal.personId, clientId: principal.clientId }, { spaceIds }),
+    run: (input, { db, principal, spaceIds, changed }) =>
+      recordMemory(db, input, { type: 'person', personId: principal.personId, clientId: principal.clientId }, { spaceIds }, changed),
   }),
   defineOrgTool({
     name: 'search_memory',
@@ -33,7 +34,9 @@ export const memoryTools = [
     input: searchMemoryInput,
     output: memoryPage,
     annotations: { idempotentHint: true, openWorldHint: false },
-    run: (input, { ctx, spaceIds }) => searchMemory(ctx.db, input, { spaceIds }),
+    // Kept in memory by the readable spaces and the arguments until any memory write (read-cache.ts).
+    run: (input, { ctx, spaceIds }) =>
+      cachedOrgRead(ctx, ctx.db, 'memory', 'searchMemory', { ...input, readable_spaces: [...spaceIds].sort() }, () => searchMemory(ctx.db, input, { spaceIds })),
   }),
   defineOrgTool({
     name: 'get_memory',

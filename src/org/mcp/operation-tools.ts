@@ -1,6 +1,7 @@
 /** get_operation (DESIGN 4.3, 4.4): any valid token may follow the work its person started. */
 import { z } from 'zod';
-import { getOperation, operationRecord } from '../operations/operations.js';
+import { isFinal, operationRecord, ownOperation, readOperation } from '../operations/operations.js';
+import { cachedOrgRead } from '../read-cache.js';
 import { id } from '../fields.js';
 import { defineOrgTool } from './tools.js';
 
@@ -17,6 +18,12 @@ export const operationTools = [
     input: z.object({ operation_id: id() }).strict(),
     output: operationRecord,
     annotations: { idempotentHint: true, openWorldHint: false },
-    run: ({ operation_id }, { ctx, principal }) => getOperation(ctx.db, operation_id, principal.personId),
+    // A client polls it: an operation that can no longer change is kept in memory (read-cache.ts), checked for its person each time.
+    run: async ({ operation_id }, { ctx, principal }) =>
+      ownOperation(await cachedOrgRead(ctx, ctx.db, 'operations', 'readOperation', { operation_id }, () => readOperation(ctx.db, operation_id), finalOperation), principal.personId),
   }),
 ];
+
+function finalOperation(found: Awaited<ReturnType<typeof readOperation>>): boolean {
+  return found !== undefined && isFinal(found.record);
+}

@@ -95,6 +95,8 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       path: ORG_MCP_PATH,
       db: ctx.db,
       sessionScope: ORG_MCP_SESSION_SCOPE,
+      // Sessions kept in memory, dropped on every process when one ends (DELETE /mcp).
+      changes: ctx.changes,
       serverInfo: orgServerInfo({ ...ORG_MCP_INFO }, ctx.config.publicUrl),
       capabilities: { tools: {} },
       protocolVersions: ORG_MCP_PROTOCOLS,

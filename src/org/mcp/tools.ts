@@ -30,6 +30,9 @@ import { orgErrors } from '../errors.js';
 import { id } from '../fields.js';
 import { withIdempotencyKey, type Produced } from '../operations/idempotency.js';
 import { awaitOperation, operationRecord, runStartedHere, startingHere } from '../operations/operations.js';
+import type { Changed } from '../../auth/index.js';
+import type { Change } from '../../platform/changes.js';
+import { cachedOrgRead } from '../read-cache.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
 import { recordActivity, type NewActivity } from '../activity/records.js';
 
@@ -49,6 +52,8 @@ export interface OrgToolCall {
   spaceIds: readonly string[];
   /** Where to read and write: for `write` and `work` tools, the idempotency key's transaction. */
   db: Queryable;
+  /** Reports what a write changed, announced on the change feed in its transaction (changes.ts); reads report nothing. */
+  changed: Changed;
 }
 
 /** What the MCP endpoint hands the registry per call. */
@@ -142,26 +147,36 @@ async function runTool(definition: OrgToolDefinition, args: Record<string, unkno
   const { problem, path } = walkJson(args, MAX_JSON_DEPTH + 1, textProblem);
   if (problem) throw orgErrors.invalidArgument(path?.length ? path.join('.') : '(arguments)', problem);
   const { idempotency_key: key, wait_seconds: wait, ...own } = args;
-  const spaceIds = definition.needsSpace ? await listSpaceIdsOfPerson(ctx.db, principal.personId) : [];
+  // Read on every call of such a tool, so kept in memory until the directory changes (read-cache.ts).
+  const { personId } = principal;
+  const spaceIds = definition.needsSpace ? await cachedOrgRead(ctx, ctx.db, 'directory', 'spaceIdsOfPerson', { personId }, () => listSpaceIdsOfPerson(ctx.db, personId)) : [];
   if (definition.needsSpace && spaceIds.length === 0) throw orgErrors.noSpace();
   if (typeof own.space_id === 'string' && !spaceIds.includes(own.space_id)) throw orgErrors.notFound('space');
-  const call: OrgToolCall = { ctx, principal, spaceIds, db: ctx.db };
+  const call: OrgToolCall = { ctx, principal, spaceIds, db: ctx.db, changed: readsChangeNothing };
   if (definition.effect === 'read') return definition.run(own, call);
 
   const keyed = { personId: principal.personId, clientId: principal.clientId, key: key as string | undefined, tool: definition.name, args: own };
+  const changes: Change[] = [];
   const produce = async (db: Queryable): Promise<Produced> => {
-    const outcome = await definition.run(own, { ...call, db });
+    const outcome = await definition.run(own, { ...call, db, changed: (change) => void changes.push(change) });
     const produced: Produced =
       definition.effect !== 'work' ? { result: outcome } : typeof outcome === 'string' ? { operationId: outcome } : (outcome as { result: unknown });
     await recordActivity(db, toolActivity(definition.name, own, principal, produced));
+    if (changes.length > 0) await ctx.changes.announce(db, changes);
     return produced;
   };
   // The call's writes and its activity entry commit together; a replayed key produces (and records) nothing.
   const { value: produced, started } = await startingHere(() => withIdempotencyKey(ctx.db, keyed, produce));
+  // Committed: this process's caches hear of it before the call answers (platform/changes.ts `transact`).
+  if (changes.length > 0) ctx.changes.deliver(changes);
   // Committed: what the call started runs here while the caller waits (none for a replayed key).
   const runningHere = runStartedHere(started);
   if ('operationId' in produced) return awaitOperation(ctx, produced.operationId, principal.personId, wait as number, runningHere);
   return produced.result;
+}
+
+function readsChangeNothing(): never {
+  throw new Error('a read tool reported a change: make it a write tool');
 }
 
 /**

@@ -2,7 +2,9 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { orderedNow } from '../../platform/time.js';
+import type { Changed } from '../../auth/index.js';
 import { recordActivity } from '../activity/records.js';
+import { ORG_MEMORY } from '../changes.js';
 import { orgErrors } from '../errors.js';
 import { newId } from '../ids.js';
 import { agents, memoryItems, people } from '../schema.js';
@@ -10,10 +12,11 @@ import { itemColumns, type MemoryRecorder, type RecordMemoryInput, type MemoryCa
 
 /**
  * Records a new item, or a new version of a current one (`supersedes`), with its `memory.written` activity
- * entry. Run it in one transaction (the tool registry's): the superseded item is claimed first with a conditional UPDATE, so of two versions racing to
+ * entry, reported through `changed` for the enclosing write to announce (search results are kept in memory:
+ * read-cache.ts). Run it in one transaction (the tool registry's): the superseded item is claimed first with a conditional UPDATE, so of two versions racing to
  * supersede one item exactly one wins and the other is refused with `invalid_state`, writing nothing.
  */
-export async function recordMemory(db: Queryable, input: RecordMemoryInput, recorder: MemoryRecorder, caller: MemoryCaller): Promise<MemoryItem> {
+export async function recordMemory(db: Queryable, input: RecordMemoryInput, recorder: MemoryRecorder, caller: MemoryCaller, changed: Changed): Promise<MemoryItem> {
   if (!caller.spaceIds.includes(input.space_id)) throw orgErrors.notFound('space');
   if (input.valid_from && input.valid_until && Date.parse(input.valid_until) <= Date.parse(input.valid_from)) {
     throw orgErrors.invalidArgument('valid_until', 'must be later than valid_from');
@@ -60,6 +63,7 @@ export async function recordMemory(db: Queryable, input: RecordMemoryInput, reco
     subject: id,
     details: { memory_kind: input.kind, title: input.title, ...(input.supersedes ? { supersedes: input.supersedes } : {}) },
   });
+  changed({ kind: ORG_MEMORY });
   return toMemoryItem(row);
 }
 

@@ -203,8 +203,32 @@ export async function findOperations(db: Queryable, ids: readonly string[]): Pro
 
 /** The person's own operation (DESIGN 4.3 get_operation); anyone else's is `not_found`. */
 export async function getOperation(db: Queryable, id: string, personId: string): Promise<OperationRecord> {
+  return ownOperation(await readOperation(db, id), personId);
+}
+
+/** The operation's record if it is `personId`'s; `not_found` otherwise (`readOperation`'s result). */
+export function ownOperation(found: { personId: string; record: OperationRecord } | undefined, personId: string): OperationRecord {
+  if (!found || found.personId !== personId) throw orgErrors.notFound('operation');
+  return found.record;
+}
+
+/**
+ * The operation's record with its decision, and whose it is. Once the operation is settled and its decision (if
+ * any) resolved, it never changes again (states.ts has no move out of a settled status): `isFinal`.
+ */
+export async function readOperation(db: Queryable, id: string): Promise<{ personId: string; record: OperationRecord } | undefined> {
   const row = await findOperation(db, id);
-  if (!row || row.personId !== personId) throw orgErrors.notFound('operation');
+  if (!row) return undefined;
+  return { personId: row.personId, record: await withDecision(db, row) };
+}
+
+/** True for a record that can no longer change (`readOperation`). */
+export function isFinal(record: OperationRecord): boolean {
+  const decided = record.decision_id === undefined || (record.decision !== undefined && record.decision.status !== 'pending');
+  return SETTLED_STATUSES.includes(record.status) && decided;
+}
+
+async function withDecision(db: Queryable, row: OperationRow): Promise<OperationRecord> {
   const record = toOperationRecord(row);
   if (!row.decisionId) return record;
   const [decision] = await db

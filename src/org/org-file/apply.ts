@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Db, type Queryable } from '../../platform/database.js';
+import { queryRows, type Queryable } from '../../platform/database.js';
 import { recordActivity } from '../activity/records.js';
 import { upsertDeclaredAgent } from '../agents/records.js';
 import { OrgFileError, type OrgFile } from './schema.js';
@@ -51,7 +51,7 @@ export async function lockOrgSetup(tx: Queryable): Promise<void> {
   await tx.execute(sql`SELECT pg_advisory_xact_lock(${ORG_SETUP_LOCK})`);
 }
 
-export async function applyOrgFile(db: Db, file: OrgFile, env: NodeJS.ProcessEnv, source = 'organization file'): Promise<ApplyReport> {
+export async function applyOrgFile(db: Queryable, file: OrgFile, env: NodeJS.ProcessEnv, source = 'organization file'): Promise<ApplyReport> {
   return db.transaction(async (tx) => {
     await lockOrgSetup(tx);
     return applyOrgFileIn(tx, file, env, source);

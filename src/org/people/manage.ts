@@ -8,7 +8,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { revokePersonGrants } from '../../auth/index.js';
+import { revokePersonGrants, type Changed } from '../../auth/index.js';
 import { inTransaction, type Queryable } from '../../platform/database.js';
 import { recordActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
@@ -99,9 +99,9 @@ export async function changeRole(db: Queryable, actor: Person, input: z.infer<ty
 /**
  * Removes a person at once (DESIGN 4.6): they can no longer sign in (status `removed`, no password), their web
  * sessions end, every OAuth grant and token they gave is revoked (so no client acts for them any more), and they
- * leave every space. The row stays, so old records keep their name; inviting the email again brings them back.
+ * leave every space (`changed` hears of the revocation, for the enclosing write to announce). The row stays, so old records keep their name; inviting the email again brings them back.
  */
-export async function removePerson(db: Queryable, actor: Person, input: z.infer<typeof removePersonInput>): Promise<void> {
+export async function removePerson(db: Queryable, actor: Person, input: z.infer<typeof removePersonInput>, changed: Changed): Promise<void> {
   await inTransaction(db, async (tx) => {
     const target = await lockTarget(tx, input.person_id);
     assertMayGive(actor, target.role);
@@ -109,7 +109,7 @@ export async function removePerson(db: Queryable, actor: Person, input: z.infer<
     await tx.update(people).set({ status: 'removed', passwordHash: null, updatedAt: sql`now()` }).where(eq(people.id, target.id));
     const sessions = await tx.delete(webSessions).where(eq(webSessions.personId, target.id)).returning({ id: webSessions.id });
     const spaces = await tx.delete(spaceMembers).where(eq(spaceMembers.personId, target.id)).returning({ id: spaceMembers.spaceId });
-    const grants = await revokePersonGrants(tx, target.id);
+    const grants = await revokePersonGrants(tx, target.id, changed);
     await recordActivity(tx, {
       kind: 'person.removed',
       summary: `removed ${target.name} from the organization`,

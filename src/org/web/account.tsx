@@ -14,6 +14,7 @@ import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from '.
 import { signInUrl } from './return-to.js';
 import { currentSession, type Session } from './sessions.js';
 import { SIGN_IN_BACKOFF } from './signin.js';
+import { ORG_DIRECTORY, writeOrg } from '../changes.js';
 
 interface PasswordForm {
   error?: string;
@@ -106,7 +107,7 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
     if (!session) return reply.redirect(signInUrl('/account'), 303);
     if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
     const on = formField(request.body, 'email_notifications') === '1';
-    await ctx.db.transaction((tx) => setEmailNotifications(tx, session.person.id, on));
+    await writeOrg(ctx, [ORG_DIRECTORY], (tx) => setEmailNotifications(tx, session.person.id, on));
     return reply.redirect(`/account?done=${DONE.notifications}`, 303);
   });
 
@@ -131,7 +132,7 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
     }
     if (!(await authenticate(ctx.db, session.person.email, current))) return refuse('The current password is not right.');
     await resetAttempts(ctx.db, attemptKey);
-    await ctx.db.transaction((tx) => setPassword(tx, session.person.id, next, session.id));
+    await writeOrg(ctx, [ORG_DIRECTORY], (tx) => setPassword(tx, session.person.id, next, session.id));
     return reply.redirect(`/account?done=${DONE.password}`, 303);
   });
 }

@@ -20,6 +20,8 @@ import { FormProblems, SecretChoiceFields, afterSave, handleForm, managementPost
 import { noQuery } from './operations.js';
 import { formField, type WebContext } from './respond.js';
 import { notFound } from './parts.js';
+import type { Tx } from '../../platform/database.js';
+import { ORG_DIRECTORY, writeOrg } from '../changes.js';
 
 /** The form's fields as people read them, for its problems. */
 const LABELS: Record<string, string> = {
@@ -103,6 +105,8 @@ function currentSigning(agent: AgentRow | undefined): string | undefined {
 
 export function registerAgentManagement(app: FastifyInstance, web: WebContext): void {
   const { db } = web.ctx;
+  /** Agents are read from memory by every process (read-cache.ts): each change here announces it. */
+  const changingAgents = <T,>(work: (tx: Tx) => Promise<T>) => writeOrg(web.ctx, [ORG_DIRECTORY], work);
   const file = orgFileName(web.ctx.config);
 
   /** The agent the edit pages work on: one the console made (a file's is refused, naming the file). */
@@ -130,7 +134,7 @@ export function registerAgentManagement(app: FastifyInstance, web: WebContext): 
 
   managementPost(app, web, '/agents/new', 'agents', async ({ person, csrf }, { body, reply }) =>
     handleForm({ schema: createForm, body, labels: LABELS, reply, again: (problems) => formPage({ csrf, values: valuesFrom(body), problems }) }, async (form) =>
-      afterSaving(await db.transaction((tx) => createAgent(tx, form.key, toSettings(form), person.id)), form.name, reply),
+      afterSaving(await changingAgents((tx) => createAgent(tx, form.key, toSettings(form), person.id)), form.name, reply),
     ),
   );
 
@@ -145,14 +149,14 @@ export function registerAgentManagement(app: FastifyInstance, web: WebContext): 
     const agent = await editable(params.id);
     if (!agent) return notFound(reply, 'agent', { href: '/agents', name: 'agents' });
     return handleForm({ schema: settingsForm, body, labels: LABELS, reply, again: (problems) => formPage({ csrf, values: valuesFrom(body), problems, agent }) }, async (form) =>
-      afterSaving(await db.transaction((tx) => updateAgent(tx, agent.id, toSettings(form), person.id, file)), form.name, reply),
+      afterSaving(await changingAgents((tx) => updateAgent(tx, agent.id, toSettings(form), person.id, file)), form.name, reply),
     );
   });
 
   managementPost<{ id: string }>(app, web, '/agents/:id/status', 'agents', async ({ person }, { body, params, reply }) => {
     const status = z.enum(['active', 'disabled']).safeParse(formField(body, 'status'));
     if (!status.success) throw orgErrors.invalidRequest('status must be active or disabled');
-    await db.transaction((tx) => setAgentStatus(tx, params.id.slice(0, 200), status.data, person.id, file));
+    await changingAgents((tx) => setAgentStatus(tx, params.id.slice(0, 200), status.data, person.id, file));
     return reply.redirect(`/agents/${encodeURIComponent(params.id)}`, 303);
   });
 }

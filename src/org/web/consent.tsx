@@ -20,6 +20,7 @@ import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { formField, formFields, sendCsrfFailure, sendPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
+import { ORG_DIRECTORY, writeOrg } from '../changes.js';
 
 /**
  * The scopes that let an application act in the world or decide for the person start unticked, each with what it
@@ -130,7 +131,7 @@ export function registerConsentPage(app: FastifyInstance, web: WebContext): void
       // Only what the person ticked: the boxes of consequential scopes start unticked.
       const location = await approveAuthorizationRequest(ctx, pending.id, session.person.id, formFields(request.body, 'scope'));
       // DESIGN 4.1: every client a person authorized is also an agent responsible to that person.
-      await recordClientAgent(ctx.db, { clientId: pending.clientId, clientName: pending.clientName, personId: session.person.id });
+      await writeOrg(ctx, [ORG_DIRECTORY], (tx) => recordClientAgent(tx, { clientId: pending.clientId, clientName: pending.clientName, personId: session.person.id }));
       return reply.redirect(location, 303);
     }
     if (decision === 'deny') return reply.redirect(await denyAuthorizationRequest(ctx, pending.id, session.person.id), 303);

@@ -13,6 +13,7 @@ import { hashPassword } from '../people/passwords.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { formField, sendCsrfFailure, sendPage, type WebContext } from './respond.js';
 import { startSession } from './sessions.js';
+import { ORG_DIRECTORY, writeOrg } from '../changes.js';
 
 type Invitation = NonNullable<Awaited<ReturnType<typeof findInvitation>>>;
 
@@ -46,7 +47,7 @@ export function registerJoinPage(app: FastifyInstance, web: WebContext): void {
     if (!rule.success) return refuse(400, `The password ${rule.error.issues[0]?.message}.`);
     let joined: { personId: string } | null;
     try {
-      joined = await acceptInvitation(ctx.db, token, await hashPassword(rule.data));
+      joined = await writeOrg(ctx, [ORG_DIRECTORY], async (tx) => acceptInvitation(tx, token, await hashPassword(rule.data)));
     } catch (error) {
       if (!isAppError(error)) throw error;
       return refuse(error.status, error.message);

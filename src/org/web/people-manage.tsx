@@ -15,6 +15,9 @@ import { changeRole, changeRoleInput, removePerson, removePersonInput, ROLES_GIV
 import { getPerson, type Person, type Role } from '../people/records.js';
 import { addMember, createSpace, createSpaceInput, removeMember, renameSpace, renameSpaceInput, spaceMemberInput } from '../spaces/manage.js';
 import type { Space } from '../spaces/records.js';
+import type { Changed } from '../../auth/index.js';
+import type { Tx } from '../../platform/database.js';
+import { ORG_DIRECTORY, writeOrg } from '../changes.js';
 import { managementPost } from './manage-form.js';
 import { ColumnHeads, pageHref, Time } from './parts.js';
 import { FromFile } from './manage.js';
@@ -35,6 +38,8 @@ const fields = (body: unknown, ...names: string[]) => Object.fromEntries(names.m
 
 export function registerPeopleManagement(app: FastifyInstance, web: WebContext): void {
   const { db } = web.ctx;
+  /** Who belongs where is read from memory by every process (read-cache.ts): each change here announces it. */
+  const changingDirectory = <T,>(work: (tx: Tx, changed: Changed) => Promise<T>) => writeOrg(web.ctx, [ORG_DIRECTORY], work);
 
   managementPost(app, web, '/people/invite', {
     back: '/people',
@@ -65,7 +70,7 @@ export function registerPeopleManagement(app: FastifyInstance, web: WebContext):
     back: '/people',
     input: changeRoleInput,
     read: (body) => fields(body, 'person_id', 'role'),
-    run: async (person, input) => (await changeRole(db, person, input), '/people?done=role'),
+    run: async (person, input) => (await changingDirectory((tx) => changeRole(tx, person, input)), '/people?done=role'),
   });
 
   managementPost(app, web, '/people/remove', {
@@ -73,7 +78,7 @@ export function registerPeopleManagement(app: FastifyInstance, web: WebContext):
     input: removePersonInput.extend({ confirm: z.literal('yes').optional() }),
     read: (body) => fields(body, 'person_id', 'confirm'),
     async run(person, input, { reply, session, csrf }) {
-      if (input.confirm) return (await removePerson(db, person, input), '/people?done=removed');
+      if (input.confirm) return (await changingDirectory((tx, changed) => removePerson(tx, person, input, changed)), '/people?done=removed');
       const target = await getPerson(db, input.person_id);
       if (!target) return '/people';
       return sendPersonalPage(web, reply, session, csrf, `Remove ${target.name}?`, <ConfirmRemoval target={target} csrf={csrf} />, '/people');
@@ -84,28 +89,28 @@ export function registerPeopleManagement(app: FastifyInstance, web: WebContext):
     back: '/people',
     input: createSpaceInput,
     read: (body) => fields(body, 'key', 'name'),
-    run: async (person, input) => `/people?space=${encodeURIComponent(await createSpace(db, person, input))}&done=space_created`,
+    run: async (person, input) => `/people?space=${encodeURIComponent(await changingDirectory((tx) => createSpace(tx, person, input)))}&done=space_created`,
   });
 
   managementPost(app, web, '/people/spaces/rename', {
     back: '/people',
     input: renameSpaceInput,
     read: (body) => fields(body, 'space_id', 'name'),
-    run: async (person, input) => (await renameSpace(db, person, input), spaceDone(input.space_id, 'space_renamed')),
+    run: async (person, input) => (await changingDirectory((tx) => renameSpace(tx, person, input)), spaceDone(input.space_id, 'space_renamed')),
   });
 
   managementPost(app, web, '/people/spaces/members/add', {
     back: '/people',
     input: spaceMemberInput,
     read: (body) => fields(body, 'space_id', 'person_id'),
-    run: async (person, input) => (await addMember(db, person, input), spaceDone(input.space_id, 'member_added')),
+    run: async (person, input) => (await changingDirectory((tx) => addMember(tx, person, input)), spaceDone(input.space_id, 'member_added')),
   });
 
   managementPost(app, web, '/people/spaces/members/remove', {
     back: '/people',
     input: spaceMemberInput,
     read: (body) => fields(body, 'space_id', 'person_id'),
-    run: async (person, input) => (await removeMember(db, person, input), spaceDone(input.space_id, 'member_removed')),
+    run: async (person, input) => (await changingDirectory((tx) => removeMember(tx, person, input)), spaceDone(input.space_id, 'member_removed')),
   });
 }
 

@@ -15,6 +15,7 @@ import { orgFileName } from './manage.js';
 import { managementPost } from './manage-form.js';
 import { optionalField } from './parts.js';
 import { formField, formFields, type WebContext } from './respond.js';
+import { ORG_DIRECTORY, writeOrg } from '../changes.js';
 
 const settingsQuery = z.object({ saved: optionalField(z.literal('1')) });
 
@@ -42,7 +43,7 @@ export function registerSettingsPage(app: FastifyInstance, web: WebContext): voi
     input: decisionSettings,
     // Unticked checkboxes send nothing: their absence is the choice "off".
     read: (body) => ({ decide_in_browser: formFields(body, 'decide_in_browser'), in_app_decisions: formField(body, 'in_app_decisions') === '1' }),
-    run: async (person, settings) => (await changeDecisionSettings(web.ctx.db, person, settings), '/settings?saved=1'),
+    run: async (person, settings) => (await writeOrg(web.ctx, [ORG_DIRECTORY], (tx) => changeDecisionSettings(tx, person, settings)), '/settings?saved=1'),
   });
 }
 
