@@ -21,20 +21,19 @@
  *
  * PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, in a scratch schema dropped afterwards.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
-import Fastify, { type FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { ContentConfig, DatabaseConfig } from '../src/config.js';
 import { contentMcpEndpoint } from '../src/content/mcp/server.js';
 import { createContentService } from '../src/content/service.js';
 import { dropSchema } from '../src/platform/database.js';
 import { createServerFactory } from '../src/platform/mcp/endpoint.js';
+import { startBareMcpServer } from './lib/bare-mcp.js';
 import { serveChild, startChild, type ChildServer } from './lib/child.js';
 import { seedContent, type SeedFacts, type SeedOptions } from './lib/content-seed.js';
 import { measure, type LoadCase, type LoadResult, type LoadSettings } from './lib/load.js';
@@ -49,11 +48,9 @@ const RATIO_TARGET = 0.7;
 type Engine = 'pglite' | 'postgres';
 
 // ---------------------------------------------------------------------------------------------------------
-// Child processes: the content service (seeded) and the bare SDK server.
+// The child process: the content service, seeded (the bare SDK server is bench/lib/bare-mcp.ts).
 
-type ChildOptions =
-  | { kind: 'content'; database: DatabaseConfig; dataDir: string; seed: SeedOptions }
-  | { kind: 'bare'; constant: string };
+type ChildOptions = { database: DatabaseConfig; dataDir: string; seed: SeedOptions };
 
 interface ContentInfo {
   facts: SeedFacts;
@@ -62,10 +59,10 @@ interface ContentInfo {
 }
 
 if (process.send && process.argv[1] === thisFile) {
-  serveChild<ChildOptions, ContentInfo | null>(async (options) => (options.kind === 'content' ? serveContent(options) : serveBare(options)));
+  serveChild<ChildOptions, ContentInfo>(serveContent);
 }
 
-async function serveContent(options: Extract<ChildOptions, { kind: 'content' }>) {
+async function serveContent(options: ChildOptions) {
   const config: ContentConfig = {
     host: '127.0.0.1',
     port: 0,
@@ -100,39 +97,6 @@ async function perRequestCost(ctx: Parameters<typeof contentMcpEndpoint>[0]): Pr
   const started = performance.now();
   for (let i = 0; i < rounds; i++) await once();
   return Math.round(((performance.now() - started) / rounds) * 1000 * 10) / 10;
-}
-
-/** The SDK as its examples serve it: one stateful transport and server per session, kept in memory. */
-async function serveBare({ constant }: Extract<ChildOptions, { kind: 'bare' }>) {
-  const app = Fastify({ logger: false });
-  const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
-  app.post('/mcp', async (request, reply) => {
-    const id = request.headers['mcp-session-id'];
-    let transport = typeof id === 'string' ? transports.get(id) : undefined;
-    if (!transport) {
-      if (id) return reply.code(404).send({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
-      const server = new McpServer({ name: 'bare', version: '1.0.0' });
-      server.registerTool('constant', { description: 'Answers a constant', inputSchema: z.object({}) }, async () => ({
-        content: [{ type: 'text', text: constant }],
-      }));
-      const created: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        enableJsonResponse: true,
-        onsessioninitialized: (sessionId) => void transports.set(sessionId, created),
-      });
-      await server.connect(created);
-      transport = created;
-    }
-    return reply.send(await transport.handleRequest(toWebRequest(request), { parsedBody: request.body }));
-  });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { url, info: null, close: () => app.close() };
-}
-
-function toWebRequest(request: FastifyRequest): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) if (typeof value === 'string') headers.set(name, value);
-  return new Request(`http://${request.headers.host}${request.url}`, { method: request.method, headers });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -205,7 +169,7 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
     engine === 'pglite' ? { dataDir: path.join(dataDir, 'content'), schema: 'content' } : { url: postgresUrl, dataDir: '', schema };
   const logFile = path.join(os.tmpdir(), `atrium-bench-mcp-${engine}.log`);
   console.log(`[${engine}] starting the content service and loading ${seed.posts} posts, ${seed.items} items…`);
-  const content = await startChild<ContentInfo>(thisFile, { kind: 'content', database, dataDir, seed } satisfies ChildOptions, {
+  const content = await startChild<ContentInfo>(thisFile, { database, dataDir, seed } satisfies ChildOptions, {
     stdoutFile: logFile,
     cpuProfDir: args['cpu-prof'] ? path.resolve(args['cpu-prof'], engine) : undefined,
   });
@@ -216,7 +180,7 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
     const [post] = (await (await fetch(`${content.url}/blog?limit=1`)).json()).posts as Array<{ slug: string }>;
     // The bare tool answers the same bytes get_blog_post answers, so the two differ only in the work behind them.
     const postJson = await (await fetch(`${content.url}/blog/${post.slug}`)).text();
-    bare = await startChild<null>(thisFile, { kind: 'bare', constant: postJson } satisfies ChildOptions);
+    bare = await startBareMcpServer(postJson);
 
     const rows: Row[] = [];
     const run = async (server: Row['server'], url: string, tool: string, toolArgs: Record<string, unknown>, sessions: string[], auth: boolean) => {

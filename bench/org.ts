@@ -2,6 +2,9 @@
  * `npm run bench:org` — the organization's MCP tools at scale, beside `service_context` measured in the same
  * run as the baseline (the cheapest authenticated tool call: token, session, a few reads):
  *
+ * - the read calls `service_context`, `search_memory` (one fixed query) and `get_operation` (one succeeded
+ *   operation) under load (autocannon) against a bare SDK server (bench/lib/bare-mcp.ts) answering the same bytes
+ *   as service_context, measured in the same run (target ≥ 0.5× the bare server's calls per second on PostgreSQL);
  * - `record_memory` calls per second under load (autocannon), each call a new item (target ≥ 0.5× the
  *   baseline's calls per second);
  * - `search_memory` latency one call at a time (p50/p99) at 100,000 memory items, for a typical one-word
@@ -23,7 +26,7 @@
  *
  *   npm run bench:org [-- --items 100000 --duration 10 --warmup 2 --connections 20 --calls 500
  *                         --engines pglite,postgres
- *                         --cases service_context,search_memory,ask,record_memory,message_agent,execute_capability
+ *                         --cases bare,service_context,search_memory,get_operation,ask,record_memory,message_agent,execute_capability
  *                         --cpu-prof DIR --note TEXT --dry-run]
  *
  * PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, in a scratch schema dropped afterwards.
@@ -43,6 +46,7 @@ import { describeMachine, machineInfo } from './lib/machine.js';
 import { startWebhookReceiver } from '../test/helpers/webhook-receiver.js';
 import { BENCH_OWNER_EMAIL, startOrgServer, type OrgServerInfo } from './lib/org-server.js';
 import { openOrgSession } from './lib/org.js';
+import { startBareMcpServer } from './lib/bare-mcp.js';
 import { formatTable, writeResultsSection } from './lib/report.js';
 
 type Engine = 'pglite' | 'postgres';
@@ -55,7 +59,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '20' },
     calls: { type: 'string', default: '500' },
     engines: { type: 'string', default: 'pglite,postgres' },
-    cases: { type: 'string', default: 'service_context,search_memory,ask,record_memory,message_agent,execute_capability' },
+    cases: { type: 'string', default: 'bare,service_context,search_memory,get_operation,ask,record_memory,message_agent,execute_capability' },
     note: { type: 'string' },
     'cpu-prof': { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
@@ -105,16 +109,45 @@ interface BenchCase {
   run(bench: OrgBench): Promise<{ rows: Row[]; targets?: TargetCheck[] }>;
 }
 
+/** The bare SDK server's row: the baseline of the read calls under load. */
+const BARE_CASE = 'bare SDK server (one tool answering service_context\'s bytes)';
+
 const CASES: Record<string, BenchCase> = {
+  bare: {
+    async run(bench) {
+      // The bare tool answers the text service_context answers, so the two differ only in the work behind them.
+      const answer = await callTool(bench, 'service_context', {});
+      const bare = await startBareMcpServer(JSON.parse(answer.text).result.content[0].text);
+      try {
+        const onBare = { ...bench, url: bare.url, headers: await openOrgSession(bare.url, 'none', 'bench-bare') };
+        return { rows: [await loadRow(onBare, BARE_CASE, toolCallCase(onBare, 'constant', () => ({})))] };
+      } finally {
+        await bare.stop();
+      }
+    },
+  },
+
   service_context: {
     async run(bench) {
+      const load = await loadRow(bench, 'service_context', toolCallCase(bench, 'service_context', () => ({})));
       return {
         rows: [
-          await loadRow(bench, 'service_context', toolCallCase(bench, 'service_context', () => ({}))),
+          load,
           // The baseline of the one-at-a-time rows: what any tool call costs on this machine in this run.
           await sequentialRow(bench, 'service_context', () => ['service_context', {}]),
         ],
+        targets: bareTarget(bench, load),
       };
+    },
+  },
+
+  get_operation: {
+    async run(bench) {
+      const answer = await callTool(bench, 'ask', { question: 'What do we know about the benchmark?' });
+      if (!answer.ok) throw new Error(`ask failed: ${answer.text.slice(0, 300)}`);
+      const operationId = JSON.parse(answer.text).result.structuredContent.operation_id as string;
+      const row = await loadRow(bench, 'get_operation, one succeeded operation', toolCallCase(bench, 'get_operation', () => ({ operation_id: operationId })));
+      return { rows: [row], targets: bareTarget(bench, row) };
     },
   },
 
@@ -128,8 +161,10 @@ const CASES: Record<string, BenchCase> = {
         // search finds nothing and the trigram fallback answers (substring match, ranked by word similarity).
         ['part of a word (trigram fallback)', (i) => words[i % words.length].slice(1)],
       ];
-      const rows: Row[] = [];
-      const targets: TargetCheck[] = [];
+      // Under load, one fixed query (as content's search_content row): what a client repeating a search costs.
+      const fixed = await loadRow(bench, `search_memory, one fixed query ("${words[0]}")`, toolCallCase(bench, 'search_memory', () => ({ query: words[0] })));
+      const rows: Row[] = [fixed];
+      const targets: TargetCheck[] = bareTarget(bench, fixed);
       for (const [label, query] of queries) {
         const row = await sequentialRow(bench, `search_memory, ${label}`, (i) => ['search_memory', { query: query(i) }]);
         rows.push(row);
@@ -181,6 +216,19 @@ const CASES: Record<string, BenchCase> = {
     },
   },
 };
+
+/** The bare SDK server's calls per second under load in the same run, when measured. */
+function bareCallsPerSecond(rows: readonly Row[], engine: Engine): number | undefined {
+  return rows.find((other) => other.engine === engine && other.case === BARE_CASE)?.callsPerSecond;
+}
+
+/** A read call's calls per second against the bare SDK server's under load in the same run (target on PostgreSQL). */
+function bareTarget(bench: OrgBench, row: Row): TargetCheck[] {
+  const bare = bareCallsPerSecond(bench.rows, bench.engine);
+  if (bench.engine !== 'postgres' || !bare) return [];
+  const ratio = row.callsPerSecond / bare;
+  return [{ engine: bench.engine, text: `${row.case} at ${ratio.toFixed(2)}× the bare SDK server's calls/s under load (target ≥ 0.5×)`, met: ratio >= 0.5 }];
+}
 
 /** `row`'s calls per second against service_context's under load in the same run. */
 function ratioTarget(bench: OrgBench, row: Row, target: number): TargetCheck[] {
@@ -399,7 +447,11 @@ const WHERE_THE_TIME_GOES = [
     'cost in the org process is sending statements over TCP (about 10 per round trip: token, session, spaces, the agent ' +
     'or capability, the operation with its job, the start, the gate\'s subject or the delivery\'s first attempt, the ' +
     'verdict and charge, the end with the delivery\'s settlement; each a write system call) and building them with ' +
-    'drizzle; service_context needs 7, five of them at once. ' +
+    'drizzle. The read calls make no statement at all once their token, session, the person\'s spaces and directory ' +
+    '(service_context), the page (search_memory, kept one second) or the settled operation (get_operation) are in the ' +
+    'process\'s memory: each is dropped on every process by the change feed when a write of its kind commits ' +
+    '(src/org/read-cache.ts), so what is left is the serving layer — the bearer check, the per-request Server and ' +
+    'transport, one request log line. ' +
     'Compare the one-at-a-time rows with service_context one at a time in the same run: on a busy machine every row ' +
     'is slower, and the ratio to that baseline is the steadier figure.',
   '',
@@ -408,6 +460,12 @@ const WHERE_THE_TIME_GOES = [
     'for the work round trips, fewer statements per round trip (several writes in one statement, as the charge and the ' +
     'delivery\'s settlement already are) or prepared statements for the hot ones.',
 ];
+
+/** A load row's calls per second as a multiple of the bare SDK server's in the same run ("" for other rows). */
+function timesBare(rows: readonly Row[], row: Row): string {
+  const bare = bareCallsPerSecond(rows, row.engine);
+  return row.mode === 'load' && bare && row.case !== BARE_CASE ? (row.callsPerSecond / bare).toFixed(2) : '';
+}
 
 function renderReport(rows: Row[], targets: TargetCheck[], machine: string, seeds: string[]): string {
   const quoted = process.argv.slice(2).map((arg) => (/\s/.test(arg) ? JSON.stringify(arg) : arg));
@@ -427,7 +485,11 @@ function renderReport(rows: Row[], targets: TargetCheck[], machine: string, seed
     `Load: every call is a \`tools/call\` round trip over HTTP on one initialized MCP session with the owner's OAuth access token; ` +
       `the org service runs in a child process of its own and logs one line per request, as deployed. "load" rows: autocannon ` +
       `${settings.duration} s after a ${settings.warmup} s warm-up, ${settings.connections} connections, loopback; every record_memory ` +
-      `call records a new item (no idempotency_key). "one at a time" rows: ${sequentialCalls} calls in a loop after ` +
+      `call records a new item (no idempotency_key); search_memory under load repeats one fixed query, as content's ` +
+      `search_content row does, and get_operation reads one succeeded operation (an ask answered before the row); the bare SDK ` +
+      `server (bench/lib/bare-mcp.ts: the SDK's stateful transport with sessions in memory, one tool answering the text ` +
+      `service_context answers) runs in a child process of its own, and "× bare" is a row's calls/s over its calls/s in ` +
+      `the same run. "one at a time" rows: ${sequentialCalls} calls in a loop after ` +
       `${Math.ceil(sequentialCalls / 10)} warm-up calls, each timed from request to full answer; the queries vary per call. ` +
       'ask is measured without a model. The work tools (ask, message_agent, execute_capability) are operation round trips: the ' +
       'call writes the operation and its job (claimed by the calling process), runs it in that process right after the commit ' +
@@ -436,8 +498,8 @@ function renderReport(rows: Row[], targets: TargetCheck[], machine: string, seed
       'and the receiver run in processes of their own.',
     '',
     formatTable(
-      ['engine', 'case', 'mode', 'calls/s', 'p50 ms', 'p99 ms', 'calls', 'failed'],
-      rows.map((row) => [row.engine, row.case, row.mode, row.callsPerSecond, row.p50, row.p99, row.calls, row.failures]),
+      ['engine', 'case', 'mode', 'calls/s', '× bare', 'p50 ms', 'p99 ms', 'calls', 'failed'],
+      rows.map((row) => [row.engine, row.case, row.mode, row.callsPerSecond, timesBare(rows, row), row.p50, row.p99, row.calls, row.failures]),
     ),
     '',
     '### Targets',
