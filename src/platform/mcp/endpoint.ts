@@ -14,13 +14,16 @@
  * 100). The transport's web `Response` goes out through `reply.send`, so Fastify's hooks and logging still run.
  *
  * Per request only the `Server` object, its handlers (closures over prepared data) and the transport are
- * built; anything costly (tool schemas, JSON Schema documents) belongs in the caller's start-up code.
+ * built; anything costly (tool schemas, JSON Schema documents) belongs in the caller's start-up code. A session's
+ * POST answered as JSON, the common case, goes through a `JsonExchange` (json-exchange.ts) instead of the SDK's
+ * web transport, and its answer is sent as text.
  *
  * Revision `2026-07-28` has no protocol sessions: each request carries its version, client and capabilities in
  * `_meta`. When the endpoint serves it (`modernProtocolVersions`), a POST the SDK's `isLegacyRequest` does not
- * classify as 2025-era goes to the SDK's own strict modern handler (`createMcpHandler`, `legacy: 'reject'`),
- * built from the same server factory, after the same host, authentication, body and batch checks; everything
- * else (initialize, session requests, GET, DELETE) keeps the session rules above.
+ * classify as 2025-era (asked only when `mayBeModern` leaves a doubt) goes to the SDK's own strict modern handler
+ * (`createMcpHandler`, `legacy: 'reject'`), built from the same server factory, after the same host,
+ * authentication, body and batch checks; everything else (initialize, session requests, GET, DELETE) keeps the
+ * session rules above.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
