@@ -292,7 +292,7 @@ function renderReport(runs: EngineRun[], machine: string, loadAtEnd: number): st
     `Load: autocannon ${settings.duration} s per case after a ${settings.warmup} s warm-up, ${settings.connections} connections ` +
       `(unless the row says otherwise), pipelining ${settings.pipelining}, loopback. Each server (content service, bare route) runs in ` +
       'a child process of its own; autocannon runs in the parent process, so on this machine load generator, server and ' +
-      'PostgreSQL share the same cores. The content service logs one line per request at `info`, as deployed.',
+      'PostgreSQL share the same cores. The content service logs at `info`, as deployed (request lines are at debug).',
     '',
     'Baseline: a bare Fastify server (no logger, no hooks, no schemas) sending, for each public read, the very bytes the ' +
       'service sent an anonymous reader: the body as text and its headers (content type, ETag, Vary, Cache-Control), stored ' +
