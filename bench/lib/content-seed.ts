@@ -118,7 +118,9 @@ export async function seedContent(database: Database, options: SeedOptions): Pro
   // PostgreSQL's autovacuum vacuums and analyzes freshly loaded tables within a minute or so: do it now, so the
   // run does not race it. PGlite runs no autovacuum and Atrium does not maintain it (no VACUUM, no ANALYZE),
   // so the embedded database is measured as it would run.
-  if (database.engine === 'postgres') await database.db.execute(sql`VACUUM ANALYZE`);
+  // Only the loaded tables: a database-wide VACUUM also walks other runs' scratch schemas and fails when one of
+  // them is dropped meanwhile.
+  if (database.engine === 'postgres') await database.db.execute(sql`VACUUM ANALYZE blog_posts, changelog_entries, roadmap_items, roadmap_votes`);
 
   const countPosts = async (word: string) => {
     const [row] = await database.rows<{ n: number }>(
