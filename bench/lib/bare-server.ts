@@ -1,32 +1,33 @@
 /**
- * The baseline every benchmark compares against: a bare Fastify server (no logger, no hooks, no schema)
- * answering GET routes with JSON documents held in memory. What a service reaches relative to this is
- * what its own work costs; the machine's and Node's share is the same on both sides.
+ * The baseline the content benchmark compares its public reads with: a bare Fastify server (no logger, no
+ * hooks, no schema) answering GET routes with responses held in memory as text, body and headers alike, the way
+ * a response cache keeps them. What a service reaches relative to this is what its own work costs; the
+ * machine's and Node's share is the same on both sides.
  *
- * Run as a child process: `startBareServer({ '/blog': body, … })` in the parent.
+ * Run as a child process: `startBareServer({ '/blog': { body, headers }, … })` in the parent.
  */
 import Fastify from 'fastify';
 import { fileURLToPath } from 'node:url';
 import { serveChild, startChild, type ChildServer } from './child.js';
 
-/**
- * Route path (without query string, e.g. `/blog`) → the JSON document it answers with, serialized on
- * every request as a route returning an object is. `/stored<path>` answers the same document as text
- * serialized once: the ceiling for a server that keeps responses ready, as a response cache does.
- */
-type BareOptions = Record<string, unknown>;
+/** A response as sent: its body text and its headers (content type, validators, cache policy). */
+export interface StoredResponse {
+  body: string;
+  headers: Record<string, string>;
+}
 
-export function startBareServer(documents: BareOptions): Promise<ChildServer<null>> {
-  return startChild<null>(fileURLToPath(import.meta.url), documents);
+/** Route path, without query string (e.g. `/blog`), → the response it sends, unchanged, on every request. */
+type BareOptions = Record<string, StoredResponse>;
+
+export function startBareServer(responses: BareOptions): Promise<ChildServer<null>> {
+  return startChild<null>(fileURLToPath(import.meta.url), responses);
 }
 
 if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
-  serveChild<BareOptions, null>(async (documents) => {
+  serveChild<BareOptions, null>(async (responses) => {
     const app = Fastify({ logger: false });
-    for (const [path, body] of Object.entries(documents)) {
-      const text = JSON.stringify(body);
-      app.get(path, async () => body);
-      app.get(`/stored${path}`, (_request, reply) => reply.type('application/json; charset=utf-8').send(text));
+    for (const [path, { body, headers }] of Object.entries(responses)) {
+      app.get(path, (_request, reply) => reply.headers(headers).send(body));
     }
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     return { url, info: null, close: () => app.close() };

@@ -4,13 +4,13 @@
  *
  * The rows look like what the API writes: published posts with titles, SEO descriptions of 50–160
  * characters, 1–3 KB Markdown bodies and tags; roadmap items across every status, category and priority,
- * with vote rows that add up to each item's `votes`. Like `orderedNow()` (src/platform/time.ts), every
+ * with vote rows that add up to each item's `votes`; 60 published changelog entries. Like `orderedNow()` (src/platform/time.ts), every
  * `published_at` and roadmap `updated_at` is unique to the microsecond, so cursors behave as in production.
  * A fixed random seed makes every run load the same data.
  */
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../src/platform/database.js';
-import { blogPosts, roadmapItems, roadmapVotes } from '../../src/content/schema.js';
+import { blogPosts, changelogEntries, roadmapItems, roadmapVotes } from '../../src/content/schema.js';
 import { ROADMAP_CATEGORIES, ROADMAP_PRIORITIES } from '../../src/content/contract.js';
 import { slugify } from '../../src/content/slugs.js';
 
@@ -95,10 +95,32 @@ export async function seedContent(database: Database, options: SeedOptions): Pro
   );
   for (const batch of chunks(votes, 5_000)) await database.db.insert(roadmapVotes).values(batch);
 
+  // The public changelog: a release every other week or so, each with a few highlights and a Markdown body.
+  const entries = Array.from({ length: CHANGELOG_ENTRIES }, (_, i) => {
+    const publishedMs = now - i * 1_209_600_000;
+    const version = `v${Math.floor((CHANGELOG_ENTRIES - i) / 10) + 1}.${(CHANGELOG_ENTRIES - i) % 10}.0`;
+    return {
+      slug: slugify(version),
+      version,
+      title: text.title(),
+      summary: text.sentence(),
+      content: text.markdown(version, 600 + Math.floor(random() * 1_200)),
+      type: text.pick(['release', 'release', 'release', 'hotfix', 'beta'] as const),
+      highlights: Array.from({ length: 1 + Math.floor(random() * 4) }, () => text.sentence()),
+      status: 'published',
+      publishedAt: microIso(publishedMs, i),
+      createdAt: microIso(publishedMs - 86_400_000, i),
+      updatedAt: microIso(publishedMs, i),
+    };
+  });
+  await database.db.insert(changelogEntries).values(entries);
+
   // PostgreSQL's autovacuum vacuums and analyzes freshly loaded tables within a minute or so: do it now, so the
   // run does not race it. PGlite runs no autovacuum and Atrium does not maintain it (no VACUUM, no ANALYZE),
   // so the embedded database is measured as it would run.
-  if (database.engine === 'postgres') await database.db.execute(sql`VACUUM ANALYZE`);
+  // Only the loaded tables: a database-wide VACUUM also walks other runs' scratch schemas and fails when one of
+  // them is dropped meanwhile.
+  if (database.engine === 'postgres') await database.db.execute(sql`VACUUM ANALYZE blog_posts, changelog_entries, roadmap_items, roadmap_votes`);
 
   const countPosts = async (word: string) => {
     const [row] = await database.rows<{ n: number }>(
@@ -118,6 +140,9 @@ export async function seedContent(database: Database, options: SeedOptions): Pro
     seconds: Math.round((performance.now() - started) / 100) / 10,
   };
 }
+
+/** Published changelog entries: a fixed number, whatever the number of posts (the public list shows 20). */
+const CHANGELOG_ENTRIES = 60;
 
 const VOTABLE = new Set(['planned', 'in_progress', 'considering']);
 const ROADMAP_STATUS_WEIGHTS = { planned: 30, in_progress: 20, shipped: 25, considering: 20, cancelled: 5 };

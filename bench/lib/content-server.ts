@@ -40,7 +40,7 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
       revalidate: {},
       // The vote rows measure the write path with distinct voters from one address, not the per-address limit.
       votesPerMinute: 1_000_000_000,
-      // As deployed: one structured log line per request (the parent sends them to a file).
+      // As deployed (request lines are at debug, so none per request; the parent sends the log to a file).
       logLevel: 'info',
     };
     const service = await createContentService(config, { readCaches: options.readCaches ?? true });

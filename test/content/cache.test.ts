@@ -22,7 +22,7 @@ describe('If-None-Match comparison (RFC 9110 §13.1.2)', () => {
 });
 
 describe('the read cache bounds', () => {
-  const entry = (body: string, storedAt = 0) => ({ body, etag: etagOf(body), contentType: 'application/json', storedAt });
+  const entry = (body: string, storedAt = 0) => ({ body, etag: etagOf(body), headers: { 'content-type': 'application/json' }, storedAt });
 
   it('drops the oldest entry past the entry limit', () => {
     const cache = new PublicReadCache({ maxAgeMs: 1000, maxEntries: 2, maxBytes: 1000 });
@@ -89,6 +89,17 @@ describe.each(engines)('public read cache on %s', (engine) => {
     const authenticated = await content.request('GET', '/roadmap', { auth: true });
     expect(authenticated.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]+"$/);
     expect(authenticated.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('answers a cached read with the very body and headers of the read that filled the cache', async () => {
+    const headersOf = (response: TestResponse) =>
+      Object.fromEntries(['content-type', 'etag', 'vary', 'cache-control'].map((name) => [name, response.headers.get(name)]));
+    const first = await content.request('GET', '/roadmap?limit=3');
+    const cached = await content.request('GET', '/roadmap?limit=3');
+    expect(cached.status).toBe(200);
+    expect(cached.text).toBe(first.text);
+    expect(headersOf(cached)).toEqual(headersOf(first));
+    expect(headersOf(cached)).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, no-cache' });
   });
 
   it('answers a matching If-None-Match with 304 and no body, from the cache and after it', async () => {

@@ -10,7 +10,7 @@ import { registerMcpEndpoint, type McpCall, type McpClient, type McpEndpointOpti
 import type { Actor } from '../actor.js';
 import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
-import { isContentSecret } from '../rest/auth.js';
+import { isAuthenticated } from '../rest/auth.js';
 import { activityTools } from './activity-tools.js';
 import { assetTools } from './asset-tools.js';
 import { blogTools } from './blog-tools.js';
@@ -56,7 +56,7 @@ export function contentMcpEndpoint(ctx: ContentContext): McpEndpointOptions<void
     authenticate(request) {
       // DESIGN 3: the same bearer secret as REST writes; 401 carries `WWW-Authenticate: Bearer` (no
       // resource_metadata: this is no OAuth resource) and a body saying which secret to send.
-      if (!isContentSecret(ctx, request.headers.authorization)) throw contentErrors.unauthorized();
+      if (!isAuthenticated(ctx, request)) throw contentErrors.unauthorized();
     },
     // A session belongs to the secret it was opened under: once the secret is changed (rotated after a
     // leak), sessions opened with the old one answer 404 and the client must initialize again.

@@ -9,15 +9,32 @@ import type { ContentContext } from '../context.js';
 import { contentErrors } from '../errors.js';
 
 /** Compares digests so the comparison takes the same time whatever the length or content of the guess. */
-export function isContentSecret(ctx: ContentContext, authorization: string | undefined): boolean {
+function isContentSecret(ctx: ContentContext, authorization: string | undefined): boolean {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) return false;
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(match[1]), digest(ctx.apiSecret));
+  return timingSafeEqual(sha256(match[1]), secretDigest(ctx.apiSecret));
 }
 
+/**
+ * Every request is checked by the no-store hook and again by its route or the MCP endpoint; the verdict is
+ * kept with the request, so the presented secret is hashed once.
+ */
+const verdicts = new WeakMap<FastifyRequest, boolean>();
+
 export function isAuthenticated(ctx: ContentContext, request: FastifyRequest): boolean {
-  return isContentSecret(ctx, request.headers.authorization);
+  let verdict = verdicts.get(request);
+  if (verdict === undefined) verdicts.set(request, (verdict = isContentSecret(ctx, request.headers.authorization)));
+  return verdict;
+}
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest();
+
+/** The secret's digest, worked out once per secret rather than once per request. */
+let known: { secret: string; digest: Buffer } | undefined;
+
+function secretDigest(secret: string): Buffer {
+  if (known?.secret !== secret) known = { secret, digest: sha256(secret) };
+  return known.digest;
 }
 
 declare module 'fastify' {

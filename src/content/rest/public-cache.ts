@@ -43,7 +43,8 @@ export interface PublicCacheOptions {
 interface CachedResponse {
   body: string;
   etag: string;
-  contentType: string;
+  /** Everything an anonymous hit sends besides the body, worked out once when stored. */
+  headers: Readonly<Record<string, string>>;
   storedAt: number;
 }
 
@@ -87,9 +88,11 @@ export function registerPublicCache(app: HttpServer, feed: ChangeFeed, options: 
       missesStartedIn.set(request, cache.generation);
       return;
     }
-    setValidatorHeaders(reply, entry.etag, true);
-    if (ifNoneMatchHits(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
-    return reply.code(200).type(entry.contentType).send(entry.body);
+    if (ifNoneMatchHits(request.headers['if-none-match'], entry.etag)) {
+      setValidatorHeaders(reply, entry.etag, true);
+      return reply.code(304).send();
+    }
+    return reply.code(200).headers(entry.headers).send(entry.body);
   });
 
   app.addHook('onSend', async function tagAndStore(request, reply, payload) {
@@ -101,8 +104,13 @@ export function registerPublicCache(app: HttpServer, feed: ChangeFeed, options: 
     setValidatorHeaders(reply, etag, anonymous);
     const startedIn = missesStartedIn.get(request);
     if (anonymous && startedIn === cache.generation && cache.serving) {
-      const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-      cache.set(request.url, { body: payload.toString(), etag, contentType, storedAt: Date.now() });
+      const headers = {
+        'content-type': String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+        etag,
+        vary: String(reply.getHeader('vary')),
+        'cache-control': String(reply.getHeader('cache-control')),
+      };
+      cache.set(request.url, { body: payload.toString(), etag, headers, storedAt: Date.now() });
     }
     if (ifNoneMatchHits(request.headers['if-none-match'], etag)) {
       reply.code(304);

@@ -14,13 +14,16 @@
  * 100). The transport's web `Response` goes out through `reply.send`, so Fastify's hooks and logging still run.
  *
  * Per request only the `Server` object, its handlers (closures over prepared data) and the transport are
- * built; anything costly (tool schemas, JSON Schema documents) belongs in the caller's start-up code.
+ * built; anything costly (tool schemas, JSON Schema documents) belongs in the caller's start-up code. A session's
+ * POST answered as JSON, the common case, goes through a `JsonExchange` (json-exchange.ts) instead of the SDK's
+ * web transport, and its answer is sent as text.
  *
  * Revision `2026-07-28` has no protocol sessions: each request carries its version, client and capabilities in
  * `_meta`. When the endpoint serves it (`modernProtocolVersions`), a POST the SDK's `isLegacyRequest` does not
- * classify as 2025-era goes to the SDK's own strict modern handler (`createMcpHandler`, `legacy: 'reject'`),
- * built from the same server factory, after the same host, authentication, body and batch checks; everything
- * else (initialize, session requests, GET, DELETE) keeps the session rules above.
+ * classify as 2025-era (asked only when `mayBeModern` leaves a doubt) goes to the SDK's own strict modern handler
+ * (`createMcpHandler`, `legacy: 'reject'`), built from the same server factory, after the same host,
+ * authentication, body and batch checks; everything else (initialize, session requests, GET, DELETE) keeps the
+ * session rules above.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -43,6 +46,8 @@ import type { Db } from '../database.js';
 import type { HttpServer } from '../http.js';
 import { chooseResponseMode, type ResponseMode } from './accept.js';
 import { allowedHostnames, checkHostAndOrigin, type AllowedHostsSource } from './host-guard.js';
+import { JsonExchange } from './json-exchange.js';
+import { mayBeModern } from './may-be-modern.js';
 import { RPC, sendRpcError } from './json-rpc.js';
 import { SessionStore, type McpSession } from './sessions.js';
 
@@ -211,7 +216,7 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
     if (!mode) return sendRpcError(reply, 406, RPC.serverError, 'Not Acceptable: accept application/json or text/event-stream');
 
     const principal = principals.get(request) as Principal;
-    const webRequest = modern ? toWebRequest(request) : undefined;
+    const webRequest = modern && mayBeModern(request.headers['mcp-protocol-version'], messages) ? toWebRequest(request) : undefined;
     if (webRequest && !(await isLegacyRequest(webRequest, body, { maxRequestBodySize: maxBodyBytes }))) {
       return reply.send(await serveModern(webRequest, { client: envelopeClient(body), principal, http: {} }, body));
     }
@@ -233,7 +238,33 @@ export function registerMcpEndpoint<Principal>(app: HttpServer, options: McpEndp
     }
     const session = await sessionOf(request, reply);
     if (!session) return reply;
+    if (mode === 'json') return exchangeJson(request, reply, sessionCall(session, principal), body);
     return reply.send(await serve(request, reply, sessionCall(session, principal), { mode, body }));
+  }
+
+  /** A session's JSON-mode POST, the hot path, through a JsonExchange rather than the SDK's web transport. */
+  async function exchangeJson(request: FastifyRequest, reply: FastifyReply, call: McpCall<Principal>, body: unknown): Promise<unknown> {
+    let exchange: JsonExchange;
+    try {
+      exchange = new JsonExchange(JsonExchange.parse(body));
+    } catch (error) {
+      request.log.debug({ err: error }, 'mcp transport refused a request');
+      // The SDK transport's own answer to a message that is not JSON-RPC.
+      return sendRpcError(reply, 400, RPC.parseError, 'Parse error: Invalid JSON-RPC message');
+    }
+    const server = newServer(call);
+    await server.connect(exchange);
+    // A client that hangs up before its answer aborts the handlers still running, as closing the SDK transport does.
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) void server.close();
+    });
+    exchange.deliver();
+    if (!exchange.answered) return reply.code(202).send();
+    const text = await exchange.answered;
+    return reply
+      .code(call.http.status ?? 200)
+      .type('application/json')
+      .send(text);
   }
 
   function startSession(initialize: InitializeRequest, principal: Principal): Promise<McpSession> {

@@ -28,7 +28,8 @@
  * What the endpoint does for you: Host/Origin checks (403), authentication before the body is read, body and
  * batch limits (413), JSON-RPC parse errors, the session rules (initialize creates the session and answers
  * `Mcp-Session-Id`; missing → 400; unknown, ended or another principal's → 404; DELETE ends it), the response
- * mode from Accept (JSON or SSE; 406 when neither), a GET stream for server messages, and a fresh stateless
- * SDK transport and `Server` per request, answered through `reply.send` so Fastify's hooks run.
+ * mode from Accept (JSON or SSE; 406 when neither), a GET stream for server messages, and a fresh `Server` per
+ * request with a fresh transport (a JsonExchange for a session's JSON answers, the SDK's stateless transport
+ * otherwise), answered through `reply.send` so Fastify's hooks run.
  */
 export { registerMcpEndpoint, type McpCall, type McpClient, type McpEndpointOptions } from './endpoint.js';
