@@ -15,7 +15,7 @@
  * a REST GET with the content secret).
  *
  *   npm run bench:million [-- --rows 1000000 --tasks 2000 --calls 200 --cases memory,console,content
- *                            --engines postgres --note TEXT --dry-run]
+ *                            --engines postgres --note TEXT --keep --dry-run]
  *
  * PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, in scratch schemas dropped afterwards.
  */
@@ -42,6 +42,8 @@ const { values: args } = parseArgs({
     cases: { type: 'string', default: 'memory,console,content' },
     engines: { type: 'string', default: 'postgres' },
     note: { type: 'string' },
+    /** Leave the scratch schemas in place (their names are printed), to look at plans with EXPLAIN afterwards. */
+    keep: { type: 'boolean', default: false },
     'dry-run': { type: 'boolean', default: false },
   },
 });
@@ -116,6 +118,7 @@ async function scratch(engine: Engine, service: string, postgresUrl: string | un
     database,
     logFile: path.join(os.tmpdir(), `atrium-bench-million-${service}-${engine}.log`),
     async drop() {
+      if (args.keep) return console.log(`[${engine}] kept ${service} data: ${database.url ? `schema ${schema}` : dataDir}`);
       if (database.url) await dropSchema(database.url, schema);
       await rm(dataDir, { recursive: true, force: true });
     },
@@ -280,7 +283,7 @@ function renderReport(rows: Row[], loaded: Array<Loaded & { engine: Engine }>, m
       'dropped for the load and built again after it), then ANALYZE: memory items as bench:org loads them (bench/lib/org-seed.ts: ' +
       'made-up words from a 5,000-word vocabulary, skewed; five-word titles, 45-word bodies), operations of every kind and status ' +
       'with their verdicts, decisions and deliveries and activity entries of every family, a tenth of them in a second space whose ' +
-      'only member is the "member" (bench/lib/console-seed.ts), published posts of the same words with an 80-word body, one in 50 a ' +
+      'only member is the "member" (bench/lib/console-seed.ts), published posts of the same words with a 40-word body, one in 50 a ' +
       'draft (bench/lib/post-seed.ts).',
     '',
     formatTable(

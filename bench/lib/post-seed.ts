@@ -4,7 +4,7 @@
  * take an hour), then ANALYZE.
  *
  * The text is made of org-seed.ts's made-up words, skewed the same way (a few words everywhere, most rare): a
- * six-word title, a twelve-word description and an 80-word body (about 600 characters; real posts are longer,
+ * six-word title, a twelve-word description and a 40-word body (about 300 characters; real posts are longer,
  * which would only make the trigram index bigger, not the plans different). One post in 277 mentions a common
  * word and three a rare one, as in content-seed.ts; one in 50 is a draft. `published_at` is unique per post.
  */
@@ -23,7 +23,7 @@ const COMMON_WORD = 'observability';
 const RARE_WORD = 'flamegraph';
 const TITLE_WORDS = 6;
 const DESCRIPTION_WORDS = 12;
-const BODY_WORDS = 80;
+const BODY_WORDS = 40;
 
 export async function seedPosts(database: Database, count: number): Promise<PostSeedFacts> {
   const started = performance.now();
