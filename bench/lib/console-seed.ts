@@ -104,11 +104,12 @@ export async function seedConsole(database: Database, options: ConsoleSeedOption
     FROM generate_series(1, ${count(options.tasks)}) AS g`);
   const taskSeconds = elapsed();
   // Activity: the families the log records, newest last, one every 20 seconds; sealed into the chain by the service.
+  // The kind does not follow the space (g / 10 shifts it), so the member's tenth holds every family too.
   await run(sql`
     INSERT INTO org_activity (at, kind, summary, space_id, person_id, client_id, agent_id, capability_id, operation_id, subject, details, traceparent)
     SELECT now() - (${count(options.activity)} - g) * interval '20 seconds',
            (ARRAY['tool.called', 'operation.started', 'operation.succeeded', 'gate.verdict', 'decision.opened', 'decision.resolved',
-                  'delivery.attempted', 'memory.written', 'task.updated', 'person.signed_in'])[1 + g % 10],
+                  'delivery.attempted', 'memory.written', 'task.updated', 'person.signed_in'])[1 + (g + g / 10) % 10],
            'bench activity ' || g,
            CASE WHEN g % 10 = 9 THEN NULL WHEN g % 10 = 0 THEN ${otherSpace} ELSE ${options.spaceId} END,
            CASE WHEN g % 10 = 0 THEN ${memberId} ELSE ${options.owner.id} END,
