@@ -70,6 +70,9 @@ export async function seedMemory(database: Database, options: MemorySeedOptions)
            now() - (${sql.raw(String(options.count))} - g) * interval '1 second'
     FROM generate_series(1, ${sql.raw(String(options.count))}) AS g, (SELECT ${vocab} AS vocab, ${tags} AS tags) AS v
   `);
+  // A GIN build sorts its entries in maintenance_work_mem (64 MB by default): a million rows' lexemes and trigrams
+  // spill to disk many times over. The loading connection is the benchmark's own (loading-database.ts).
+  if (database.engine === 'postgres') await database.db.execute(sql`SET maintenance_work_mem = '512MB'`);
   for (const index of ginIndexes) await database.db.execute(sql.raw(index.definition));
   // VACUUM too, as autovacuum soon would: otherwise the first searches set hint bits on every page they read
   // (writes that belong to the load, not to the search), and bitmap scans cannot skip all-visible pages.
