@@ -21,6 +21,7 @@ import type { ChildServer } from './lib/child.js';
 import { describeMachine, machineInfo } from './lib/machine.js';
 import { BENCH_OWNER_EMAIL, startOrgServer, type OrgServerInfo } from './lib/org-server.js';
 import { formatTable, writeResultsSection } from './lib/report.js';
+import { signIn } from './lib/sign-in.js';
 
 type Engine = 'pglite' | 'postgres';
 
@@ -75,32 +76,6 @@ const PAGES: Array<{ page: string; path: string; who: Array<'owner' | 'member'> 
   { page: 'task', path: '/tasks/$task', who: ['owner'] },
   { page: 'people', path: '/people', who: ['owner', 'member'] },
 ];
-
-/** A signed-in browser's cookie header, from the sign-in form as a person submits it. */
-async function signIn(url: string, email: string, password: string): Promise<string> {
-  const cookies = new Map<string, string>();
-  const remember = (response: Response) => {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair.indexOf('=');
-      cookies.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-  };
-  const header = () => [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-  const form = await fetch(`${url}/signin`);
-  remember(form);
-  const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())?.[1];
-  if (!csrf) throw new Error('no CSRF token on the sign-in page');
-  const answer = await fetch(`${url}/signin`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: header() },
-    body: new URLSearchParams({ email, password, csrf }),
-  });
-  remember(answer);
-  if (answer.status !== 303) throw new Error(`sign-in of ${email} answered ${answer.status}`);
-  return header();
-}
 
 function percentile(sorted: number[], p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] * 10) / 10;

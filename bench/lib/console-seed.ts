@@ -22,6 +22,8 @@ export interface ConsoleSeedOptions {
 
 export interface ConsoleSeedFacts {
   seconds: number;
+  /** Seconds per part of the load: operations with their verdicts, decisions and deliveries; tasks; activity; ANALYZE. */
+  parts: Record<'operations' | 'tasks' | 'activity' | 'analyze', number>;
   member: { email: string; password: string };
   otherSpaceId: string;
   /** Ids that exist, for the detail pages. */
@@ -36,6 +38,12 @@ export async function seedConsole(database: Database, options: ConsoleSeedOption
   const started = performance.now();
   const { db } = database;
   const run = (query: ReturnType<typeof sql>) => db.execute(query);
+  let lap = performance.now();
+  const elapsed = () => {
+    const seconds = Math.round((performance.now() - lap) / 100) / 10;
+    lap = performance.now();
+    return seconds;
+  };
   const memberId = 'per_bench_member';
   const otherSpace = 'spc_bench_other';
   await run(sql`INSERT INTO people (id, email, name, role, password_hash) VALUES (${memberId}, ${MEMBER.email}, 'Mia Member', 'member', ${await hashPassword(MEMBER.password)})`);
@@ -87,18 +95,21 @@ export async function seedConsole(database: Database, options: ConsoleSeedOption
            CASE WHEN o.status = 'failed' THEN 'failed' ELSE 'delivered' END, 1 + substr(o.id, 10)::int % 3, o.created_at,
            CASE WHEN o.status = 'failed' THEN 'the agent answered 503' END, o.created_at, o.created_at
     FROM operations o WHERE o.kind = 'message' AND o.id LIKE 'op_bench_%'`);
+  const operationSeconds = elapsed();
   await run(sql`
     INSERT INTO tasks (id, space_id, title, description, status, assignee_agent_id, created_by_type, created_by_id, person_id, created_at, updated_at)
     SELECT 'tsk_bench_' || g, CASE WHEN g % 10 = 0 THEN ${otherSpace} ELSE ${options.spaceId} END, 'Bench task ' || g, 'Work item number ' || g,
            (ARRAY['open', 'in_progress', 'waiting', 'done', 'cancelled'])[1 + g % 5], (${agentsArray})[1 + g % ${count(options.agentIds.length)}],
            'person', ${options.owner.id}, ${options.owner.id}, now() - (${count(options.tasks)} - g) * interval '1 hour', now()
     FROM generate_series(1, ${count(options.tasks)}) AS g`);
+  const taskSeconds = elapsed();
   // Activity: the families the log records, newest last, one every 20 seconds; sealed into the chain by the service.
+  // The kind does not follow the space (g / 10 shifts it), so the member's tenth holds every family too.
   await run(sql`
     INSERT INTO org_activity (at, kind, summary, space_id, person_id, client_id, agent_id, capability_id, operation_id, subject, details, traceparent)
     SELECT now() - (${count(options.activity)} - g) * interval '20 seconds',
            (ARRAY['tool.called', 'operation.started', 'operation.succeeded', 'gate.verdict', 'decision.opened', 'decision.resolved',
-                  'delivery.attempted', 'memory.written', 'task.updated', 'person.signed_in'])[1 + g % 10],
+                  'delivery.attempted', 'memory.written', 'task.updated', 'person.signed_in'])[1 + (g + g / 10) % 10],
            'bench activity ' || g,
            CASE WHEN g % 10 = 9 THEN NULL WHEN g % 10 = 0 THEN ${otherSpace} ELSE ${options.spaceId} END,
            CASE WHEN g % 10 = 0 THEN ${memberId} ELSE ${options.owner.id} END,
@@ -107,9 +118,11 @@ export async function seedConsole(database: Database, options: ConsoleSeedOption
            'op_bench_' || (1 + g % ${count(options.operations)}), NULL, jsonb_build_object('n', g),
            '00-' || md5('trace' || (g / 5)) || '-00f067aa0ba902b7-01'
     FROM generate_series(1, ${count(options.activity)}) AS g`);
+  const activitySeconds = elapsed();
   for (const table of ['operations', 'gate_verdicts', 'decisions', 'deliveries', 'tasks', 'org_activity']) await run(sql.raw(`ANALYZE ${table}`));
   return {
     seconds: Math.round((performance.now() - started) / 100) / 10,
+    parts: { operations: operationSeconds, tasks: taskSeconds, activity: activitySeconds, analyze: elapsed() },
     member: MEMBER,
     otherSpaceId: otherSpace,
     operationId: `op_bench_${options.operations - 4}`,

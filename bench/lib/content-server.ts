@@ -10,6 +10,7 @@ import { createContentService } from '../../src/content/service.js';
 import { withLoadingDatabase } from './loading-database.js';
 import { serveChild, startChild, type ChildServer, type StartChildOptions } from './child.js';
 import { seedContent, type SeedFacts, type SeedOptions } from './content-seed.js';
+import { seedPosts, type PostSeedFacts } from './post-seed.js';
 
 export const BENCH_SECRET = 'bench-secret-0123456789abcdef';
 
@@ -19,6 +20,8 @@ export interface ContentServerOptions {
   dataDir: string;
   /** Load the benchmark data first; without it the service serves the database as it finds it. */
   seed?: SeedOptions;
+  /** Instead of `seed`: this many bare blog posts, loaded in bulk (post-seed.ts). */
+  bulkPosts?: number;
   /** `false` starts the service with both read caches off (ContentServiceOptions.readCaches). Default true. */
   readCaches?: boolean;
 }
@@ -27,8 +30,13 @@ export function startContentServer(options: ContentServerOptions, startOptions?:
   return startChild<SeedFacts | null>(fileURLToPath(import.meta.url), options, startOptions);
 }
 
+/** A content service that loads `bulkPosts` posts in bulk before it listens. */
+export function startBulkContentServer(options: ContentServerOptions & { bulkPosts: number }, startOptions?: StartChildOptions): Promise<ChildServer<PostSeedFacts>> {
+  return startChild<PostSeedFacts>(fileURLToPath(import.meta.url), options, startOptions);
+}
+
 if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
-  serveChild<ContentServerOptions, SeedFacts | null>(async (options) => {
+  serveChild<ContentServerOptions, SeedFacts | PostSeedFacts | null>(async (options) => {
     const config: ContentConfig = {
       host: '127.0.0.1',
       port: 0,
@@ -44,8 +52,13 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
       logLevel: 'info',
     };
     const service = await createContentService(config, { readCaches: options.readCaches ?? true });
-    const seed = options.seed;
-    const facts = seed ? await withLoadingDatabase(config.database, service.ctx.database, (database) => seedContent(database, seed)) : null;
+    const { seed, bulkPosts } = options;
+    const facts =
+      seed || bulkPosts
+        ? await withLoadingDatabase<SeedFacts | PostSeedFacts>(config.database, service.ctx.database, (database) =>
+            seed ? seedContent(database, seed) : seedPosts(database, bulkPosts!),
+          )
+        : null;
     const url = await service.listen();
     return { url, info: facts, close: () => service.close() };
   });

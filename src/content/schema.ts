@@ -82,6 +82,15 @@ export const blogPosts = pgTable(
   ],
 );
 
+/**
+ * Totals of lists too long to count on each read, kept by statement triggers (drizzle/0006_million_rows.sql):
+ * `blog.published`, the published posts `GET /blog` reports as `total`.
+ */
+export const contentTotals = pgTable('content_totals', {
+  list: text('list').primaryKey(),
+  total: bigint('total', { mode: 'number' }).notNull(),
+});
+
 export const changelogEntries = pgTable(
   'changelog_entries',
   {

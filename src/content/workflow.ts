@@ -182,10 +182,11 @@ export function workflowListPage<Query extends PgSelect>(
   where: SQL | undefined,
   key: 'publishedAt' | 'createdAt',
   page: PageRequest,
+  total: 'counted' | SQL = 'counted',
 ) {
   // NULLS LAST, as the published_at indexes store it (drizzle's `.desc()`).
   const order = { key, column: table[key], direction: 'newest_first', nulls: 'last' } as const;
-  return keysetPage(db, { select, from: table, where, order, total: 'counted' }, page);
+  return keysetPage(db, { select, from: table, where, order, total }, page);
 }
 
 /** Refuses a rule that changes no status (a delete) unless the table lists the record's status. */

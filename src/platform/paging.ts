@@ -9,7 +9,7 @@
  */
 import { and, asc, count, gt, lt, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgSelect, PgTable } from 'drizzle-orm/pg-core';
-import type { Queryable } from './database.js';
+import { queryRows, type Queryable } from './database.js';
 import { textProblem } from './json-depth.js';
 import { isIsoDate, toIso } from './time.js';
 
@@ -48,16 +48,19 @@ export interface KeysetList<Query extends PgSelect> {
      */
     nulls?: 'first' | 'last';
   };
-  /** Also count every row the list holds (`total`). */
-  total?: 'counted';
+  /**
+   * Also give the number of rows the list holds (`total`): `counted` counts them, which reads every one; an SQL
+   * expression reads a count the database keeps (a trigger-maintained total), for lists too long to count.
+   */
+  total?: 'counted' | SQL;
 }
 
 type RowOf<Query extends PgSelect> = Query['_']['result'][number];
 
-/** One page of a list ordered by a unique timestamp; with `total: 'counted'` also the size of the whole list. */
+/** One page of a list ordered by a unique timestamp; with `total` also the size of the whole list. */
 export async function keysetPage<Query extends PgSelect>(
   db: Queryable,
-  list: KeysetList<Query> & { total: 'counted' },
+  list: KeysetList<Query> & { total: 'counted' | SQL },
   page: PageRequest,
 ): Promise<Page<RowOf<Query>> & { total: number }>;
 export async function keysetPage<Query extends PgSelect>(db: Queryable, list: KeysetList<Query>, page: PageRequest): Promise<Page<RowOf<Query>>>;
@@ -72,7 +75,11 @@ export async function keysetPage<Query extends PgSelect>(
   const orderBy = newestFirst ? sql`${column} desc nulls ${sql.raw(nulls ?? 'first')}` : nulls === 'first' ? sql`${column} asc nulls first` : asc(column);
   const [rows, totals] = await Promise.all([
     list.select.where(and(list.where, past)).orderBy(orderBy).limit(page.limit + 1),
-    list.total === 'counted' ? db.select({ total: count() }).from(list.from).where(list.where) : undefined,
+    list.total === undefined
+      ? undefined
+      : list.total === 'counted'
+        ? db.select({ total: count() }).from(list.from).where(list.where)
+        : queryRows<{ total: number | string }>(db, sql`SELECT ${list.total} AS total`),
   ]);
   const result = takePage(rows as Array<RowOf<Query>>, page.limit, (last) => toIso(last[key]));
   return totals ? { ...result, total: Number(totals[0].total) } : result;

@@ -11,6 +11,7 @@ import { OWNER } from '../helpers/org.js';
 import { BEA, memoryFingerprint, NOMAD, startMemoryOrg, type MemoryOrg } from '../helpers/memory-fixture.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 import { recordMemory } from '../../src/org/memory/write.js';
+import { searchMemory } from '../../src/org/memory/search.js';
 
 describe.each(engines)('company memory on %s', (engine) => {
   let m: MemoryOrg;
@@ -286,6 +287,27 @@ describe.each(engines)('company memory on %s', (engine) => {
       expect([...seen].sort()).toEqual([...recorded].sort());
       // Ties are ordered newest first.
       expect(seen.slice(0, 7)).toEqual(recorded.slice(0, 7).reverse());
+    });
+
+    it('ranks the newest items first when there are more than the first tier holds, then the older ones, across pages', async () => {
+      const db = m.org.service.ctx.db;
+      const caller = { spaceIds: [spaces.general] };
+      // Oldest first: a strong match, then weak ones; with a first tier of the newest 3 items the strong old one
+      // comes after the newest weak ones.
+      const strong = await record(owner, { title: 'Okapi okapi', body: 'okapi okapi okapi' });
+      const weak: string[] = [];
+      for (let i = 0; i < 3; i++) weak.push((await record(owner, { title: `Note ${i}`, body: 'one okapi' })).id);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await searchMemory(db, { query: 'okapi', limit: 2, ...(cursor ? { cursor } : {}) }, caller, { recentWindow: 3 });
+        seen.push(...ids(page));
+        cursor = page.next_cursor ?? undefined;
+        if (seen.length === 2) await record(owner, { title: 'Okapi okapi okapi', body: 'okapi' });
+      } while (cursor);
+      expect(seen).toEqual([...weak.reverse(), strong.id]);
+      // Without tiers (the default window holds every item here) the strong match ranks first.
+      expect(ids(await searchMemory(db, { query: 'okapi', limit: 10 }, caller)).slice(0, 2)).not.toContain(weak[0]);
     });
 
     it('pages the trigram fallback the same way', async () => {

@@ -4,10 +4,17 @@
  * one inside another (`db` in `mongodb`) — the trigram fallback matches substrings of a lower-cased copy of
  * the text (pg_trgm, GIN), newest first.
  *
- * Cursors are opaque (base64url JSON): which of the two searches the first page used, and the rank and
- * `recorded_at` of the last item returned. Pages are ordered by (rank, recorded_at) descending, and
- * `recorded_at` is unique per item (platform/time.ts), so the next page is exactly the items after that
- * pair: none skipped, none repeated, even when items are recorded while a client pages. A cursor also
+ * Ranking every match costs a read of every matching row (12,000 for a common word at a million items), so
+ * when the caller sees more than `RECENT_WINDOW` items the search runs in two tiers: first the matches among
+ * the newest `RECENT_WINDOW` visible items, ranked — read from the GIN index ANDed with the `recorded_at` index,
+ * so only those rows are fetched — then, once they are exhausted, the older matches, ranked. The boundary (the
+ * `recorded_at` of the oldest item of the window) is fixed by the first page and kept in the cursor. With fewer
+ * visible items there is one tier, and the order is exactly (rank, recorded_at).
+ *
+ * Cursors are opaque (base64url JSON): which of the two searches the first page used, the tier boundary, and the
+ * tier, rank and `recorded_at` of the last item returned. Pages are ordered by (tier, rank desc, recorded_at
+ * desc), and `recorded_at` is unique per item (platform/time.ts), so the next page is exactly the items after
+ * that triple: none skipped, none repeated, even when items are recorded while a client pages. A cursor also
  * carries a fingerprint of the search it belongs to; used with another search it is refused, and one whose rank
  * or time was changed to something PostgreSQL cannot read is refused too (platform/paging.ts).
  */
@@ -64,8 +71,20 @@ export type MatchMode = 'all' | 'any';
 /** Which search served the first page; later pages use the same. */
 type SearchMethod = 'fts' | 'trigram';
 
+/**
+ * How many of the newest visible items the first tier ranks: a common word (1 % of items) has about a hundred
+ * matches there, enough for any page, and fetching them costs about a millisecond.
+ */
+export const RECENT_WINDOW = 10_000;
+
+/** 0: the newest items, from the boundary on; 1: the items recorded before it (all items when there is none). */
+type Tier = 0 | 1;
+
 interface Cursor {
   method: SearchMethod;
+  /** The `recorded_at` of the oldest item of the first tier; null when the search had a single tier. */
+  boundary: string | null;
+  tier: Tier;
   rank: string;
   recordedAt: string;
   search: string;
@@ -76,7 +95,7 @@ export async function searchMemory(
   db: Queryable,
   rawInput: SearchMemoryInput,
   caller: MemoryCaller,
-  options: { match?: MatchMode } = {},
+  options: { match?: MatchMode; recentWindow?: number } = {},
 ): Promise<MemoryPage> {
   const input = searchMemoryInput.parse(rawInput);
   const match = options.match ?? 'all';
@@ -85,15 +104,35 @@ export async function searchMemory(
   const cursor = input.cursor === undefined ? undefined : decodeCursor(input.cursor, fingerprint);
   const filters = visibleWhere(input, caller);
 
+  const boundary = cursor ? cursor.boundary : await recentBoundary(db, input, caller, options.recentWindow ?? RECENT_WINDOW);
   let method: SearchMethod = cursor?.method ?? 'fts';
-  let rows = method === 'fts' ? await rankedPage(db, ftsSearch(input.query, match), filters, cursor, input.limit) : [];
+  let rows = method === 'fts' ? await tieredPage(db, ftsSearch(input.query, match), filters, boundary, cursor, input.limit) : [];
   if (method === 'trigram' || (!cursor && rows.length === 0)) {
     method = 'trigram';
     const search = await trigramSearch(db, input.query, match);
-    rows = search ? await rankedPage(db, search, filters, cursor, input.limit) : [];
+    rows = search ? await tieredPage(db, search, filters, boundary, cursor, input.limit) : [];
   }
-  const page = takePage(rows, input.limit, (last) => encodeCursor({ method, rank: last.rank, recordedAt: toIso(last.recordedAt), search: fingerprint }));
+  const page = takePage(rows, input.limit, (last) =>
+    encodeCursor({ method, boundary, tier: last.tier, rank: last.rank, recordedAt: toIso(last.recordedAt), search: fingerprint }),
+  );
   return { items: page.rows.map(toMemoryItem), next_cursor: page.next_cursor };
+}
+
+/**
+ * The `recorded_at` of the `window`-th newest item the search may show (its space filter only: the other filters
+ * rarely exclude many), read from the space's index; null when there are no more than `window` of them.
+ */
+async function recentBoundary(db: Queryable, input: z.output<typeof searchMemoryInput>, caller: MemoryCaller, window: number): Promise<string | null> {
+  const spaces = input.space_id ? [input.space_id] : [...caller.spaceIds];
+  if (spaces.length === 0) return null;
+  const [row] = await db
+    .select({ recordedAt: memoryItems.recordedAt })
+    .from(memoryItems)
+    .where(spaces.length === 1 ? eq(memoryItems.spaceId, spaces[0]) : inArray(memoryItems.spaceId, spaces))
+    .orderBy(desc(memoryItems.recordedAt))
+    .offset(window - 1)
+    .limit(1);
+  return row ? toIso(row.recordedAt) : null;
 }
 
 /** What makes an item visible to this search, apart from matching its words. */
@@ -157,7 +196,25 @@ function escapeLike(word: string): string {
   return word.replace(/[\\%_]/g, (character) => `\\${character}`);
 }
 
-/** One page (plus one row, to know whether another follows) after the cursor's (rank, recorded_at). */
+/**
+ * One page (plus one row, to know whether another follows) after the cursor: the rest of the first tier, then as
+ * much of the second as the page still needs.
+ */
+async function tieredPage(db: Queryable, search: RankedSearch, filters: SQL, boundary: string | null, cursor: Cursor | undefined, limit: number) {
+  const at = boundary === null ? undefined : sql`${boundary}::timestamptz`;
+  const rows: Array<Awaited<ReturnType<typeof rankedPage>>[number] & { tier: Tier }> = [];
+  if (at && (!cursor || cursor.tier === 0)) {
+    const recent = await rankedPage(db, search, and(filters, sql`${memoryItems.recordedAt} >= ${at}`)!, cursor, limit);
+    rows.push(...recent.map((row) => ({ ...row, tier: 0 as const })));
+  }
+  if (rows.length <= limit) {
+    const older = await rankedPage(db, search, and(filters, at ? sql`${memoryItems.recordedAt} < ${at}` : undefined)!, cursor?.tier === 1 ? cursor : undefined, limit - rows.length);
+    rows.push(...older.map((row) => ({ ...row, tier: 1 as const })));
+  }
+  return rows;
+}
+
+/** Up to `limit` + 1 items of one tier after the cursor's (rank, recorded_at). */
 async function rankedPage(db: Queryable, search: RankedSearch, filters: SQL, cursor: Cursor | undefined, limit: number) {
   const after = cursor
     ? sql`(${search.rank} < ${cursor.rank}::real OR (${search.rank} = ${cursor.rank}::real AND ${memoryItems.recordedAt} < ${cursor.recordedAt}::timestamptz))`
@@ -176,15 +233,19 @@ function searchFingerprint(input: z.output<typeof searchMemoryInput>, match: Mat
 }
 
 function encodeCursor(cursor: Cursor): string {
-  return encodeOpaqueCursor([cursor.method, cursor.rank, cursor.recordedAt, cursor.search]);
+  return encodeOpaqueCursor([cursor.method, cursor.boundary, cursor.tier, cursor.rank, cursor.recordedAt, cursor.search]);
 }
 
 const isMethod = (part: unknown): part is SearchMethod => part === 'fts' || part === 'trigram';
+const isBoundary = (part: unknown): part is string | null => part === null || cursorParts.instant(part);
+const isTier = (part: unknown): part is Tier => part === 0 || part === 1;
 
 function decodeCursor(text: string, fingerprint: string): Cursor {
-  const parts = decodeOpaqueCursor(text, [isMethod, cursorParts.real, cursorParts.instant, cursorParts.text]);
+  const parts = decodeOpaqueCursor(text, [isMethod, isBoundary, isTier, cursorParts.real, cursorParts.instant, cursorParts.text]);
   if (!parts) throw orgErrors.invalidArgument('cursor', 'not a cursor this service returned');
-  const [method, rank, recordedAt, search] = parts as [SearchMethod, string, string, string];
+  const [method, boundary, tier, rank, recordedAt, search] = parts as [SearchMethod, string | null, Tier, string, string, string];
   if (search !== fingerprint) throw orgErrors.invalidArgument('cursor', 'belongs to another search: page with the same query and filters');
-  return { method, rank, recordedAt, search };
+  // A first-tier cursor without the tier's boundary would start the second tier over: not one this service wrote.
+  if (tier === 0 && boundary === null) throw orgErrors.invalidArgument('cursor', 'not a cursor this service returned');
+  return { method, boundary, tier, rank, recordedAt, search };
 }
