@@ -32,11 +32,18 @@ export async function finishWork(db: Queryable, operation: OperationRow, outcome
   const taskId = taskOf(operation);
   const end = (on: Queryable) =>
     outcome.status === 'succeeded'
-      ? completeOperation(on, operation.id, outcome.result, alongside)
-      : failOperation(on, operation.id, outcome.error, alongside);
+      ? completeOperation(on, { held: operation }, outcome.result, alongside)
+      : failOperation(on, { held: operation }, outcome.error, alongside);
   if (!taskId) return end(db);
-  return db.transaction(async (tx) => {
-    const row = await end(tx);
+  // A refused end still commits `alongside`, as it does without a task.
+  let refusal: unknown;
+  const ended = await db.transaction(async (tx) => {
+    const row = await end(tx).catch((error) => {
+      // Anything but a lost race is thrown on, and rolls all of it back.
+      refusal = ignoreLostRace(error) ?? error;
+      return undefined;
+    });
+    if (!row) return undefined;
     if (outcome.status === 'succeeded') {
       await completeTask(tx, taskId, { result: outcome.result, operationId: operation.id }).catch(ignoreLostRace);
     } else {
@@ -44,6 +51,8 @@ export async function finishWork(db: Queryable, operation: OperationRow, outcome
     }
     return row;
   });
+  if (!ended) throw refusal;
+  return ended;
 }
 
 /** The agent took the work (202): a delivered task is now in progress. */
