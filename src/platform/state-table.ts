@@ -24,7 +24,7 @@ type MovableTable = PgTable & { id: PgColumn; status: PgColumn };
 /** What `move()` reads of a row it could not move: its status, and whatever the refusal needs besides. */
 export type Current<Status extends string, Explain extends Record<string, unknown>> = { status: Status } & Explain;
 
-export interface StateTableSpec<T extends MovableTable, Status extends string, Event extends string, Explain extends Record<string, unknown>> {
+export interface StateTableSpec<T extends MovableTable, Status extends string, Event extends string, Explain extends Record<string, unknown>, Told = never> {
   table: T;
   transitions: { readonly [E in Event]: Transition<Status> };
   /** Columns every move writes beside the status (its `updated_at`, a `finished_at` on settling). */
@@ -45,12 +45,14 @@ export interface StateTableSpec<T extends MovableTable, Status extends string, E
    * `moved` as statements (INSERTs of an audit entry, a queued job), for the tables whose moves are hot: each
    * statement writes only where `when` holds. Built from the row as it stands after the move; a caller that
    * holds the row (`move(db, row, …)`) gets the move and these in one statement — no transaction, one round
-   * trip — so they may read only fields of the row that no move changes but through its `changes`.
+   * trip — so they may read only fields of the row that no move changes but through its `changes`. `told`: what
+   * that caller adds to them (an operation's move records the entries of what led to it first), written whatever
+   * the move comes to.
    */
-  movedWrites?: (row: T['$inferSelect'], event: Event, when: SQL) => SQL[];
+  movedWrites?: (row: T['$inferSelect'], event: Event, when: SQL, told: Told | undefined) => SQL[];
 }
 
-export interface StateTable<T extends MovableTable, Status extends string, Event extends string> {
+export interface StateTable<T extends MovableTable, Status extends string, Event extends string, Told = never> {
   readonly transitions: { readonly [E in Event]: Transition<Status> };
   /**
    * Applies `event` to the row `id` (or to `held`, the row as the caller read it), setting `changes` beside the
@@ -59,21 +61,21 @@ export interface StateTable<T extends MovableTable, Status extends string, Event
    */
   move(
     db: Queryable,
-    target: string | number | { held: T['$inferSelect'] },
+    target: string | number | { held: T['$inferSelect']; told?: Told },
     event: Event,
     changes?: PgUpdateSetSource<T>,
     alongside?: WithSubquery[],
   ): Promise<T['$inferSelect']>;
 }
 
-export function stateTable<T extends MovableTable, Status extends string, Event extends string, Explain extends Record<string, unknown> = Record<never, never>>(
-  spec: StateTableSpec<T, Status, Event, Explain>,
-): StateTable<T, Status, Event> {
+export function stateTable<T extends MovableTable, Status extends string, Event extends string, Explain extends Record<string, unknown> = Record<never, never>, Told = never>(
+  spec: StateTableSpec<T, Status, Event, Explain, Told>,
+): StateTable<T, Status, Event, Told> {
   const { table, transitions } = spec;
   return {
     transitions,
     async move(db, target, event, changes = {}, alongside = []) {
-      const held = typeof target === 'object' ? target.held : undefined;
+      const { held, told } = typeof target === 'object' ? target : { held: undefined, told: undefined };
       const id = held ? (held as { id: string | number }).id : (target as string | number);
       const transition: Transition<Status> = transitions[event];
       const set = {
@@ -92,7 +94,7 @@ export function stateTable<T extends MovableTable, Status extends string, Event 
         // One statement: the move, and what goes with it only if it moved.
         const movedRow = db.$with('moved', getTableColumns(table)).as(db.update(table).set(set).where(where).returning().getSQL());
         const after = { ...held, ...plainValues(set) } as T['$inferSelect'];
-        const writes = movedWrites(after, event, sql`EXISTS (SELECT FROM moved)`).map((write, i) => db.$with(`moved_${i}`, {}).as(write));
+        const writes = movedWrites(after, event, sql`EXISTS (SELECT FROM moved)`, told).map((write, i) => db.$with(`moved_${i}`, {}).as(write));
         // (A generic table's CTE is beyond drizzle's types; the selection is the table's own columns.)
         [row] = (await db.with(...alongside, movedRow, ...writes).select().from(movedRow as never)) as T['$inferSelect'][];
       } else if (moved || movedWrites) {
@@ -100,7 +102,7 @@ export function stateTable<T extends MovableTable, Status extends string, Event 
         row = await inTransaction(db, async (tx) => {
           const updated = await update(tx);
           if (updated && moved) await moved(tx, updated, event);
-          if (updated && movedWrites) for (const write of movedWrites(updated, event, sql`true`)) await tx.execute(write);
+          if (updated && movedWrites) for (const write of movedWrites(updated, event, sql`true`, undefined)) await tx.execute(write);
           return updated;
         });
       } else {

@@ -101,18 +101,22 @@ export async function recordActivity(db: Queryable, ...entries: NewActivity[]): 
 
 /**
  * `recordActivity`'s statement, to embed in a larger one (a CTE), so a change and its entries are one round trip
- * and need no transaction. `where`: a condition on the rest of the statement (`EXISTS (SELECT FROM moved)`) under
- * which the entries are written. The entries keep their order.
+ * and need no transaction. Each part's entries are written only where its `where` holds (a condition on the rest
+ * of the statement, `EXISTS (SELECT FROM moved)`); the entries keep their order, part after part.
  */
-export function activityStatement(entries: readonly [NewActivity, ...NewActivity[]], where: SQL = sql`true`): SQL {
+export function activityStatement(...parts: Array<{ entries: readonly NewActivity[]; where?: SQL }>): SQL {
   const at = new Date().toISOString();
-  const rows = entries.map((entry) => activityRow(entry, at));
-  const fields = Object.keys(rows[0]) as Array<keyof ReturnType<typeof activityRow>>;
+  const fields = Object.keys(activityRow({ kind: 'tool.called', summary: '' }, at)) as Array<keyof ReturnType<typeof activityRow>>;
   const columns = sql.raw(fields.map((field) => `"${activityColumns[field].name}"`).join(', '));
-  const values = rows.map((row) => Object.fromEntries(fields.map((field) => [activityColumns[field].name, row[field]])));
-  // The table's own row type reads the JSON: each value gets its column's type, all in one parameter.
-  return sql`INSERT INTO ${orgActivity} (${columns})
-    SELECT ${columns} FROM jsonb_populate_recordset(NULL::${orgActivity}, ${JSON.stringify(values)}::jsonb) WHERE ${where}`;
+  const selects = parts.map(({ entries, where = sql`true` }) => {
+    const values = entries.map((entry) => {
+      const row = activityRow(entry, at);
+      return Object.fromEntries(fields.map((field) => [activityColumns[field].name, row[field]]));
+    });
+    // The table's own row type reads the JSON: each value gets its column's type, all in one parameter.
+    return sql`SELECT ${columns} FROM jsonb_populate_recordset(NULL::${orgActivity}, ${JSON.stringify(values)}::jsonb) WHERE ${where}`;
+  });
+  return sql`INSERT INTO ${orgActivity} (${columns}) ${sql.join(selects, sql` UNION ALL `)}`;
 }
 
 const activityColumns = getTableColumns(orgActivity);

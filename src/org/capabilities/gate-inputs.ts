@@ -5,7 +5,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { queryRows, type Queryable } from '../../platform/database.js';
-import { activityStatement } from '../activity/records.js';
+import { activityStatement, type NewActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { decide, type GateInputs, type GateRule, type GateVerdict } from '../gate/index.js';
 import { newId } from '../ids.js';
@@ -96,29 +96,26 @@ function gateInputs(subject: VerdictSubject): GateInputs {
 /** Stores a verdict with the inputs it was decided on, and its `gate.verdict` activity entry with the reasons, in one statement. */
 async function storeVerdict(db: Queryable, subject: VerdictSubject, inputs: GateInputs, verdict: GateVerdict): Promise<GateVerdict & { verdict_id: string }> {
   const id = newId('gv');
-  const entry = db.$with('verdict_entry', {}).as(
-    activityStatement([
-      {
-        kind: 'gate.verdict',
-        summary: `the gate said ${verdict.verdict} to ${subject.agent.name} running ${subject.capability.key}${verdict.reasons.length ? `: ${verdict.reasons.join('; ')}` : ''}`,
-        spaceId: subject.spaceId,
-        personId: subject.asker.personId,
-        clientId: subject.asker.clientId,
-        agentId: subject.agent.id,
-        capabilityId: subject.capability.id,
-        operationId: subject.operationId ?? null,
-        subject: id,
-        details: {
-          verdict: verdict.verdict,
-          reasons: verdict.reasons,
-          rule_ids: verdict.rule_ids,
-          shadow: verdict.shadow,
-          ...(verdict.approvals ? { approvals: verdict.approvals } : {}),
-          ...(subject.operationId ? {} : { trial: true }),
-        },
-      },
-    ]),
-  );
+  const told: NewActivity = {
+    kind: 'gate.verdict',
+    summary: `the gate said ${verdict.verdict} to ${subject.agent.name} running ${subject.capability.key}${verdict.reasons.length ? `: ${verdict.reasons.join('; ')}` : ''}`,
+    spaceId: subject.spaceId,
+    personId: subject.asker.personId,
+    clientId: subject.asker.clientId,
+    agentId: subject.agent.id,
+    capabilityId: subject.capability.id,
+    operationId: subject.operationId ?? null,
+    subject: id,
+    details: {
+      verdict: verdict.verdict,
+      reasons: verdict.reasons,
+      rule_ids: verdict.rule_ids,
+      shadow: verdict.shadow,
+      ...(verdict.approvals ? { approvals: verdict.approvals } : {}),
+      ...(subject.operationId ? {} : { trial: true }),
+    },
+  };
+  const entry = db.$with('verdict_entry', {}).as(activityStatement({ entries: [told] }));
   await db.with(entry).insert(gateVerdicts).values({
     id,
     capabilityId: subject.capability.id,

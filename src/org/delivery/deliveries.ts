@@ -16,7 +16,7 @@
 import { and, eq, sql, type SQL, type WithSubquery } from 'drizzle-orm';
 import { queryRows, type Queryable, type Tx } from '../../platform/database.js';
 import { withTraceparent } from '../../platform/trace.js';
-import { activityStatement, recordActivity, type NewActivity } from '../activity/records.js';
+import { recordActivity, type NewActivity } from '../activity/records.js';
 import { enqueueJobStatement, jobKind, type JobInfo } from '../../platform/jobs.js';
 import { jobs } from '../../platform/schema.js';
 import { toIso } from '../../platform/time.js';
@@ -220,8 +220,10 @@ async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: O
   switch (outcome.kind) {
     case 'answered': {
       // The attempt's entry, the settlement and the operation's end: one statement.
-      const alongside = [...settlement(ctx.db, delivery.id, 'delivered'), attemptEntry(ctx.db, attemptActivity(delivery, operation, outcome, { outcome: 'delivered' }))];
-      const finished = await finishWork(ctx.db, operation, { status: 'succeeded', result: outcome.result }, alongside).catch(ignoreLostRace);
+      const finished = await finishWork(ctx.db, operation, { status: 'succeeded', result: outcome.result }, {
+        alongside: settlement(ctx.db, delivery.id, 'delivered'),
+        told: [attemptActivity(delivery, operation, outcome, { outcome: 'delivered' })],
+      }).catch(ignoreLostRace);
       if (finished) ctx.watch.answeredHere(finished);
       return;
     }
@@ -285,13 +287,8 @@ function attemptActivity(
 async function giveUp(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, reason: string, attempted?: NewActivity): Promise<void> {
   ctx.log.warn({ delivery: delivery.id, operation: operation.id, reason }, 'delivery failed; the operation is undeliverable');
   const error = failure('undeliverable', `the agent could not be reached: ${reason}`);
-  const alongside = [...settlement(ctx.db, delivery.id, 'failed', reason), ...(attempted ? [attemptEntry(ctx.db, attempted)] : [])];
-  await finishWork(ctx.db, operation, { status: 'failed', error }, alongside).catch(ignoreLostRace);
-}
-
-/** The attempt's entry as a write of the operation's move statement, made whatever the move comes to. */
-function attemptEntry(db: Queryable, entry: NewActivity): WithSubquery {
-  return db.$with('attempt_entry', {}).as(activityStatement([entry]));
+  const told = attempted ? [attempted] : [];
+  await finishWork(ctx.db, operation, { status: 'failed', error }, { alongside: settlement(ctx.db, delivery.id, 'failed', reason), told }).catch(ignoreLostRace);
 }
 
 /** Settles a pending delivery and drops its queued attempt, in one statement. */

@@ -145,7 +145,7 @@ export async function startOperation(ctx: OrgContext, db: Queryable, start: NewO
     input: start.input,
     traceparent: currentTraceparent() ?? null,
   };
-  const alongside = [db.insert(operations).values(queued).getSQL(), activityStatement([operationActivity({ ...queued, error: null, decisionId: null }, 'operation.started')])];
+  const alongside = [db.insert(operations).values(queued).getSQL(), activityStatement({ entries: [operationActivity({ ...queued, error: null, decisionId: null }, 'operation.started')] })];
   const payload = { operation_id: queued.id };
   const here = startedHere.getStore();
   if (here?.open) here.started.push(await runOperation.enqueueHere(ctx.jobs, db, payload, alongside));
@@ -157,7 +157,7 @@ export async function startOperation(ctx: OrgContext, db: Queryable, start: NewO
 export const moveOperation = move;
 
 /** The operation's id, or the operation as the caller read it (its move is then one statement: states.ts). */
-export type OperationTarget = string | { held: OperationRow };
+export type OperationTarget = string | { held: OperationRow; told?: NewActivity[] };
 
 export const completeOperation = (db: Queryable, target: OperationTarget, result: unknown, alongside?: WithSubquery[]) =>
   moveOperation(db, target, 'succeed', { result: result ?? null }, alongside);
@@ -239,7 +239,7 @@ export async function awaitOperation(
   const deadline = Date.now() + waitSeconds * 1000;
   if (runningHere) {
     // Registered before the run can answer; a run that answers hands over the committed row, unread.
-    const next = ctx.watch.next(id, deadline - Date.now());
+    const next = ctx.watch.next(id, deadline - Date.now(), { from: 'here' });
     const answered = await Promise.race([next.promise, runningHere.then(() => undefined)]);
     next.cancel();
     if (answered?.personId === personId) return answeredRecord(answered);
@@ -366,14 +366,13 @@ async function moveByOutcome(ctx: OrgContext, operation: OperationRow, outcome: 
     if (entries) await recordActivity(ctx.db, ...entries);
     return undefined;
   }
-  const alongside = entries ? [ctx.db.$with('run_entries', {}).as(activityStatement(entries))] : [];
-  const held = { held: operation };
+  const held = { held: operation, told: entries };
   switch (outcome.status) {
     case 'succeeded':
-      return completeOperation(ctx.db, held, outcome.result, alongside);
+      return completeOperation(ctx.db, held, outcome.result);
     case 'failed':
-      return failOperation(ctx.db, held, outcome.error, alongside);
+      return failOperation(ctx.db, held, outcome.error);
     case 'paused':
-      return moveOperation(ctx.db, held, 'pause', { decisionId: outcome.decisionId }, alongside);
+      return moveOperation(ctx.db, held, 'pause', { decisionId: outcome.decisionId });
   }
 }

@@ -97,7 +97,8 @@ export function aboutOperation(row: OperationTold): Omit<NewActivity, 'kind' | '
  * throws `invalid_state` (or `not_found`) and changes nothing of the operation. Each move is recorded in the
  * activity log with it, in its statement when the caller holds the operation (`{ held: row }`): an entry reads
  * only what no move changes (the operation's kind, person, client, agent, space, input and trace) besides the
- * move's own status, error and decision.
+ * move's own status, error and decision. `told`: entries of what led to the move (a connector's call, a delivery's
+ * attempt), recorded before the move's own whatever the move comes to.
  */
 export const { move } = stateTable({
   table: operations,
@@ -109,10 +110,10 @@ export const { move } = stateTable({
   refusal: ({ status }, event) =>
     orgErrors.invalidState(`the operation is ${status}, so it ${event === 'progress' ? 'takes no more progress' : `cannot ${event}`}`, { status, event }),
   notFound: () => orgErrors.notFound('operation'),
-  movedWrites: (row, event, when) => {
+  movedWrites: (row, event, when, told: NewActivity[] | undefined) => {
     const kind = MOVE_ACTIVITY[event];
     return [
-      ...(kind ? [activityStatement([operationActivity(row, kind)], when)] : []),
+      ...(kind || told?.length ? [activityStatement({ entries: told ?? [] }, { entries: kind ? [operationActivity(row, kind)] : [], where: when })] : []),
       ...(row.status === 'failed' ? [announceStatement('operation.failed', { operation_id: row.id }, when)] : []),
     ];
   },
