@@ -49,7 +49,7 @@ export class OperationWatch {
 
   /**
    * Resolves when the operation is next answered (settled or paused), or after `ms` (capped at the poll
-   * interval). Register before reading the row, so an answer between the read and the wait is not missed.
+   * interval when it hears notifications). Register before reading the row, so an answer between the read and the wait is not missed.
    * Resolves with the answered row when this process made the answer (`answeredHere`), else with nothing.
    * `from: 'here'`: only this process's answer wakes it, not the database's notification — for a caller whose
    * run is under way here and will hand over the row it commits, so the notification racing it costs no read.
@@ -57,10 +57,12 @@ export class OperationWatch {
   next(operationId: string, ms: number, { from = 'anywhere' }: { from?: 'here' | 'anywhere' } = {}): { promise: Promise<OperationRow | undefined>; cancel(): void } {
     let wake!: (row?: OperationRow) => void;
     const promise = new Promise<OperationRow | undefined>((resolve) => (wake = resolve));
-    const timer = setTimeout(() => wake(), Math.max(0, Math.min(ms, POLL_MS)));
+    const hearsNotifications = from === 'anywhere';
+    // The poll covers a missed notification; a waiter on this process's run hears that run, so it waits it out.
+    const timer = setTimeout(() => wake(), Math.max(0, hearsNotifications ? Math.min(ms, POLL_MS) : ms));
     const waiters = this.waiters.get(operationId) ?? new Set();
     this.waiters.set(operationId, waiters);
-    const waiter = { wake, hearsNotifications: from === 'anywhere' };
+    const waiter = { wake, hearsNotifications };
     waiters.add(waiter);
     const cancel = () => {
       clearTimeout(timer);
