@@ -38,7 +38,7 @@ export interface JobKind<Payload extends Record<string, unknown>> {
   readonly kind: string;
   enqueue(db: Queryable, payload: Payload, options?: EnqueueOptions): Promise<void>;
   /** `worker.enqueueHere` for this kind. */
-  enqueueHere(worker: JobWorker, db: Queryable, payload: Payload, alongside?: SQL): Promise<ClaimedHere>;
+  enqueueHere(worker: JobWorker, db: Queryable, payload: Payload, alongside?: SQL[]): Promise<ClaimedHere>;
   handle(handler: JobHandler<Payload>): Record<string, JobHandler>;
 }
 
@@ -64,10 +64,10 @@ export interface EnqueueOptions {
   ifPending?: 'replace' | 'keep';
   maxAttempts?: number;
   /**
-   * `enqueueJob` only: a write (an INSERT, UPDATE or DELETE, not a WITH) made in the same statement, so the job
+   * `enqueueJob` only: writes (INSERTs, UPDATEs or DELETEs, not WITHs) made in the same statement, so the job
    * and what it is for are stored together in one round trip.
    */
-  alongside?: SQL;
+  alongside?: SQL[];
 }
 
 export async function enqueueJob(
@@ -77,7 +77,13 @@ export async function enqueueJob(
   options: EnqueueOptions = {},
 ): Promise<void> {
   const statement = enqueueJobStatement(kind, payload, options);
-  await db.execute(options.alongside ? sql`WITH alongside AS (${options.alongside}) ${statement}` : statement);
+  await db.execute(withAlongside(options.alongside, statement));
+}
+
+/** `statement` with `alongside`'s writes before it, as CTEs of the same statement. */
+function withAlongside(alongside: SQL[] | undefined, statement: SQL): SQL {
+  if (!alongside?.length) return statement;
+  return sql`WITH ${sql.join(alongside.map((write, i) => sql`${sql.raw(`alongside_${i}`)} AS (${write})`), sql`, `)} ${statement}`;
 }
 
 /**
@@ -124,7 +130,7 @@ export interface JobWorker {
    * worker is woken and none takes it. Once the transaction has committed, `run()` runs it here; if this
    * process dies first (or never calls it), the lease passes and any worker runs it, as after a crash mid-run.
    */
-  enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>, alongside?: SQL): Promise<ClaimedHere>;
+  enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>, alongside?: SQL[]): Promise<ClaimedHere>;
   /** Look for due jobs now instead of at the next poll. */
   wake(): void;
   /** Claim and run every due job once; resolves when they are done. */
@@ -282,7 +288,7 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
   }
   schedule();
 
-  async function enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>, alongside?: SQL): Promise<ClaimedHere> {
+  async function enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>, alongside?: SQL[]): Promise<ClaimedHere> {
     if (!handlers[kind]) throw new Error(`no handler for ${kind} jobs`);
     // A stopped worker runs nothing: the job is queued for any process to take at once.
     if (stopped) {
@@ -292,7 +298,7 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
     const insert = sql`INSERT INTO ${jobs} (kind, payload, attempts, locked_until)
       VALUES (${kind}, ${JSON.stringify(payload)}::jsonb, 1, now() + make_interval(secs => ${leaseSeconds}::int))
       RETURNING id, kind, key, payload, attempts, max_attempts`;
-    const [claimed] = await queryRows<ClaimedJob>(db, alongside ? sql`WITH alongside AS (${alongside}) ${insert}` : insert);
+    const [claimed] = await queryRows<ClaimedJob>(db, withAlongside(alongside, insert));
     return {
       run() {
         // Stopped since: the job is handed back for any process to take at once.

@@ -7,7 +7,7 @@
  * throws the refusal naming the status the row is really in, or the row's `not_found`. Operations, tasks,
  * decisions and the content workflows each declare their table; the rule of applying one is written here once.
  */
-import { and, eq, inArray, type SQL, type WithSubquery } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, is, sql, SQL, type WithSubquery } from 'drizzle-orm';
 import type { PgColumn, PgTable, PgUpdateSetSource, SelectedFields } from 'drizzle-orm/pg-core';
 import { inTransaction, type Queryable } from './database.js';
 import { isAppError } from './errors.js';
@@ -24,7 +24,7 @@ type MovableTable = PgTable & { id: PgColumn; status: PgColumn };
 /** What `move()` reads of a row it could not move: its status, and whatever the refusal needs besides. */
 export type Current<Status extends string, Explain extends Record<string, unknown>> = { status: Status } & Explain;
 
-export interface StateTableSpec<T extends MovableTable, Status extends string, Event extends string, Explain extends Record<string, unknown>> {
+export interface StateTableSpec<T extends MovableTable, Status extends string, Event extends string, Explain extends Record<string, unknown>, Told = never> {
   table: T;
   transitions: { readonly [E in Event]: Transition<Status> };
   /** Columns every move writes beside the status (its `updated_at`, a `finished_at` on settling). */
@@ -41,48 +41,73 @@ export interface StateTableSpec<T extends MovableTable, Status extends string, E
    * together or not at all. A refused move writes nothing of it.
    */
   moved?: (db: Queryable, row: T['$inferSelect'], event: Event) => Promise<void>;
+  /**
+   * `moved` as statements (INSERTs of an audit entry, a queued job), for the tables whose moves are hot: each
+   * statement writes only where `when` holds. Built from the row as it stands after the move; a caller that
+   * holds the row (`move(db, row, …)`) gets the move and these in one statement — no transaction, one round
+   * trip — so they may read only fields of the row that no move changes but through its `changes`. `told`: what
+   * that caller adds to them (an operation's move records the entries of what led to it first), written whatever
+   * the move comes to.
+   */
+  movedWrites?: (row: T['$inferSelect'], event: Event, when: SQL, told: Told | undefined) => SQL[];
 }
 
-export interface StateTable<T extends MovableTable, Status extends string, Event extends string> {
+export interface StateTable<T extends MovableTable, Status extends string, Event extends string, Told = never> {
   readonly transitions: { readonly [E in Event]: Transition<Status> };
   /**
-   * Applies `event` to the row `id`, setting `changes` beside the status, or throws the refusal (or not_found) and
-   * changes nothing of the row. `alongside`: writes that go with the move in the same statement (they run whether
-   * it moves or not).
+   * Applies `event` to the row `id` (or to `held`, the row as the caller read it), setting `changes` beside the
+   * status, or throws the refusal (or not_found) and changes nothing of the row. `alongside`: writes that go with
+   * the move in the same statement (they run whether it moves or not).
    */
-  move(db: Queryable, id: string | number, event: Event, changes?: PgUpdateSetSource<T>, alongside?: WithSubquery[]): Promise<T['$inferSelect']>;
+  move(
+    db: Queryable,
+    target: string | number | { held: T['$inferSelect']; told?: Told },
+    event: Event,
+    changes?: PgUpdateSetSource<T>,
+    alongside?: WithSubquery[],
+  ): Promise<T['$inferSelect']>;
 }
 
-export function stateTable<T extends MovableTable, Status extends string, Event extends string, Explain extends Record<string, unknown> = Record<never, never>>(
-  spec: StateTableSpec<T, Status, Event, Explain>,
-): StateTable<T, Status, Event> {
+export function stateTable<T extends MovableTable, Status extends string, Event extends string, Explain extends Record<string, unknown> = Record<never, never>, Told = never>(
+  spec: StateTableSpec<T, Status, Event, Explain, Told>,
+): StateTable<T, Status, Event, Told> {
   const { table, transitions } = spec;
   return {
     transitions,
-    async move(db, id, event, changes = {}, alongside = []) {
+    async move(db, target, event, changes = {}, alongside = []) {
+      const { held, told } = typeof target === 'object' ? target : { held: undefined, told: undefined };
+      const id = held ? (held as { id: string | number }).id : (target as string | number);
       const transition: Transition<Status> = transitions[event];
       const set = {
         ...changes,
         ...spec.stamp?.(transition),
         ...(transition.to === null ? {} : { status: transition.to }),
       } as PgUpdateSetSource<T>;
+      const where = and(eq(table.id, id), inArray(table.status, [...transition.from]), spec.guard?.(event));
       const update = async (on: Queryable) => {
-        const [row] = (await (alongside.length ? on.with(...alongside) : on)
-          .update(table)
-          .set(set)
-          .where(and(eq(table.id, id), inArray(table.status, [...transition.from]), spec.guard?.(event)))
-          .returning()) as T['$inferSelect'][];
+        const [row] = (await (alongside.length ? on.with(...alongside) : on).update(table).set(set).where(where).returning()) as T['$inferSelect'][];
         return row;
       };
-      const { moved } = spec;
-      // The refusal is thrown after the transaction, so `alongside` stands as it does without one.
-      const row = moved
-        ? await inTransaction(db, async (tx) => {
-            const updated = await update(tx);
-            if (updated) await moved(tx, updated, event);
-            return updated;
-          })
-        : await update(db);
+      const { moved, movedWrites } = spec;
+      let row: T['$inferSelect'] | undefined;
+      if (held && movedWrites) {
+        // One statement: the move, and what goes with it only if it moved.
+        const movedRow = db.$with('moved', getTableColumns(table)).as(db.update(table).set(set).where(where).returning().getSQL());
+        const after = { ...held, ...plainValues(set) } as T['$inferSelect'];
+        const writes = movedWrites(after, event, sql`EXISTS (SELECT FROM moved)`, told).map((write, i) => db.$with(`moved_${i}`, {}).as(write));
+        // (A generic table's CTE is beyond drizzle's types; the selection is the table's own columns.)
+        [row] = (await db.with(...alongside, movedRow, ...writes).select().from(movedRow as never)) as T['$inferSelect'][];
+      } else if (moved || movedWrites) {
+        // The refusal is thrown after the transaction, so `alongside` stands as it does without one.
+        row = await inTransaction(db, async (tx) => {
+          const updated = await update(tx);
+          if (updated && moved) await moved(tx, updated, event);
+          if (updated && movedWrites) for (const write of movedWrites(updated, event, sql`true`, undefined)) await tx.execute(write);
+          return updated;
+        });
+      } else {
+        row = await update(db);
+      }
       if (row) return row;
       const fields = { status: table.status, ...spec.explain } as SelectedFields;
       const [current] = (await db.select(fields).from(table as PgTable).where(eq(table.id, id))) as Current<Status, Explain>[];
@@ -90,6 +115,11 @@ export function stateTable<T extends MovableTable, Status extends string, Event 
       throw spec.refusal(current, event);
     },
   };
+}
+
+/** The values of a `SET` that are values, not SQL the database computes (a stamp's `now()`). */
+function plainValues(set: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(set).filter(([, value]) => !is(value, SQL)));
 }
 
 /**

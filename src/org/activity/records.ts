@@ -6,7 +6,7 @@
  * its change committed. It only inserts: the entry is sealed into the hash chain a moment later, in commit
  * order, by chain.ts — the writers never wait on one another for the chain.
  */
-import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { currentTraceparent } from '../../platform/trace.js';
 import { orgActivity } from '../schema.js';
@@ -96,22 +96,46 @@ const MAX_DETAILS_BYTES = 8_192;
 export async function recordActivity(db: Queryable, ...entries: NewActivity[]): Promise<void> {
   if (entries.length === 0) return;
   const at = new Date().toISOString();
-  await db.insert(orgActivity).values(
-    entries.map((entry) => ({
-      at,
-      kind: entry.kind,
-      summary: entry.summary.length > MAX_SUMMARY ? `${entry.summary.slice(0, MAX_SUMMARY - 1)}…` : entry.summary,
-      spaceId: entry.spaceId ?? null,
-      personId: entry.personId ?? null,
-      clientId: entry.clientId ?? null,
-      agentId: entry.agentId ?? null,
-      capabilityId: entry.capabilityId ?? null,
-      operationId: entry.operationId ?? null,
-      subject: entry.subject ?? null,
-      details: boundedDetails(entry.details ?? {}),
-      traceparent: entry.traceparent === undefined ? (currentTraceparent() ?? null) : entry.traceparent,
-    })),
-  );
+  await db.insert(orgActivity).values(entries.map((entry) => activityRow(entry, at)));
+}
+
+/**
+ * `recordActivity`'s statement, to embed in a larger one (a CTE), so a change and its entries are one round trip
+ * and need no transaction. Each part's entries are written only where its `where` holds (a condition on the rest
+ * of the statement, `EXISTS (SELECT FROM moved)`); the entries keep their order, part after part.
+ */
+export function activityStatement(...parts: Array<{ entries: readonly NewActivity[]; where?: SQL }>): SQL {
+  const at = new Date().toISOString();
+  const fields = Object.keys(activityRow({ kind: 'tool.called', summary: '' }, at)) as Array<keyof ReturnType<typeof activityRow>>;
+  const columns = sql.raw(fields.map((field) => `"${activityColumns[field].name}"`).join(', '));
+  const selects = parts.map(({ entries, where = sql`true` }) => {
+    const values = entries.map((entry) => {
+      const row = activityRow(entry, at);
+      return Object.fromEntries(fields.map((field) => [activityColumns[field].name, row[field]]));
+    });
+    // The table's own row type reads the JSON: each value gets its column's type, all in one parameter.
+    return sql`SELECT ${columns} FROM jsonb_populate_recordset(NULL::${orgActivity}, ${JSON.stringify(values)}::jsonb) WHERE ${where}`;
+  });
+  return sql`INSERT INTO ${orgActivity} (${columns}) ${sql.join(selects, sql` UNION ALL `)}`;
+}
+
+const activityColumns = getTableColumns(orgActivity);
+
+function activityRow(entry: NewActivity, at: string) {
+  return {
+    at,
+    kind: entry.kind,
+    summary: entry.summary.length > MAX_SUMMARY ? `${entry.summary.slice(0, MAX_SUMMARY - 1)}…` : entry.summary,
+    spaceId: entry.spaceId ?? null,
+    personId: entry.personId ?? null,
+    clientId: entry.clientId ?? null,
+    agentId: entry.agentId ?? null,
+    capabilityId: entry.capabilityId ?? null,
+    operationId: entry.operationId ?? null,
+    subject: entry.subject ?? null,
+    details: boundedDetails(entry.details ?? {}),
+    traceparent: entry.traceparent === undefined ? (currentTraceparent() ?? null) : entry.traceparent,
+  };
 }
 
 function boundedDetails(details: Record<string, unknown>): Record<string, unknown> {

@@ -17,7 +17,7 @@ import type { OrgContext } from '../context.js';
 import { connectorProblem, runConnector } from './connectors/index.js';
 import { failure, type RunnerOutcome } from '../operations/operations.js';
 import { aboutOperation, type OperationRow } from '../operations/states.js';
-import { recordActivity, type NewActivity } from '../activity/records.js';
+import type { NewActivity } from '../activity/records.js';
 import { actionHash, openDecision } from '../decisions/resolve.js';
 import { recheckHardDenies, type GateVerdict } from '../gate/index.js';
 import { operations } from '../schema.js';
@@ -153,9 +153,8 @@ async function runApproved(
     spaceId: operation.spaceId,
     input,
   });
-  // The call changed the world, not the database: its entry is written as soon as it answered.
-  await recordActivity(ctx.db, connectorActivity(capability, operation, outcome));
-  return outcome;
+  // The call changed the world, not the database: its entry goes with the outcome, whatever becomes of it.
+  return { ...outcome, entries: [connectorActivity(capability, operation, outcome)] };
 }
 
 /** The `connector.called` entry: which connector and host, and what came of the call. */

@@ -4,8 +4,8 @@
  * verdict with the inputs it was decided on, and charges an allowed action within the agent's budget.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { inTransaction, queryRows, type Queryable } from '../../platform/database.js';
-import { recordActivity } from '../activity/records.js';
+import { queryRows, type Queryable } from '../../platform/database.js';
+import { activityStatement, type NewActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { decide, type GateInputs, type GateRule, type GateVerdict } from '../gate/index.js';
 import { newId } from '../ids.js';
@@ -93,11 +93,30 @@ function gateInputs(subject: VerdictSubject): GateInputs {
   };
 }
 
-/** Stores a verdict with the inputs it was decided on, and its `gate.verdict` activity entry with the reasons. */
+/** Stores a verdict with the inputs it was decided on, and its `gate.verdict` activity entry with the reasons, in one statement. */
 async function storeVerdict(db: Queryable, subject: VerdictSubject, inputs: GateInputs, verdict: GateVerdict): Promise<GateVerdict & { verdict_id: string }> {
   const id = newId('gv');
-  await inTransaction(db, async (tx) => {
-    await tx.insert(gateVerdicts).values({
+  const told: NewActivity = {
+    kind: 'gate.verdict',
+    summary: `the gate said ${verdict.verdict} to ${subject.agent.name} running ${subject.capability.key}${verdict.reasons.length ? `: ${verdict.reasons.join('; ')}` : ''}`,
+    spaceId: subject.spaceId,
+    personId: subject.asker.personId,
+    clientId: subject.asker.clientId,
+    agentId: subject.agent.id,
+    capabilityId: subject.capability.id,
+    operationId: subject.operationId ?? null,
+    subject: id,
+    details: {
+      verdict: verdict.verdict,
+      reasons: verdict.reasons,
+      rule_ids: verdict.rule_ids,
+      shadow: verdict.shadow,
+      ...(verdict.approvals ? { approvals: verdict.approvals } : {}),
+      ...(subject.operationId ? {} : { trial: true }),
+    },
+  };
+  const entry = db.$with('verdict_entry', {}).as(activityStatement({ entries: [told] }));
+  await db.with(entry).insert(gateVerdicts).values({
     id,
     capabilityId: subject.capability.id,
     agentId: subject.agent.id,
@@ -106,28 +125,8 @@ async function storeVerdict(db: Queryable, subject: VerdictSubject, inputs: Gate
     verdict: verdict.verdict,
     reasons: verdict.reasons,
     ruleIds: verdict.rule_ids,
-      shadow: verdict.shadow,
-      inputs,
-    });
-    await recordActivity(tx, {
-      kind: 'gate.verdict',
-      summary: `the gate said ${verdict.verdict} to ${subject.agent.name} running ${subject.capability.key}${verdict.reasons.length ? `: ${verdict.reasons.join('; ')}` : ''}`,
-      spaceId: subject.spaceId,
-      personId: subject.asker.personId,
-      clientId: subject.asker.clientId,
-      agentId: subject.agent.id,
-      capabilityId: subject.capability.id,
-      operationId: subject.operationId ?? null,
-      subject: id,
-      details: {
-        verdict: verdict.verdict,
-        reasons: verdict.reasons,
-        rule_ids: verdict.rule_ids,
-        shadow: verdict.shadow,
-        ...(verdict.approvals ? { approvals: verdict.approvals } : {}),
-        ...(subject.operationId ? {} : { trial: true }),
-      },
-    });
+    shadow: verdict.shadow,
+    inputs,
   });
   return { ...verdict, verdict_id: id };
 }
@@ -143,23 +142,20 @@ export async function evaluateGate(db: Queryable, subject: VerdictSubject): Prom
  * (DESIGN 4.4: "Budgets hold exactly"). The spending read with the subject may be stale by the time the charge
  * lands — other processes charge the same agent — so an allowed action is charged only if the charge still fits
  * the budget (`chargeWithinBudget`); when it does not, the gate decides again on what was actually spent, which
- * pauses the action for a person like any other cost over the budget.
+ * pauses the action for a person like any other cost over the budget. An allowed verdict is stored with its
+ * charge, in its transaction.
  */
 export async function decideAndCharge(db: Queryable, subject: VerdictSubject & { operationId: string }): Promise<GateVerdict & { verdict_id: string; charged: boolean }> {
-  let inputs = gateInputs(subject);
-  let verdict = decide(inputs);
-  let charged = false;
-  if (verdict.verdict === 'allow') {
-    const charge = await chargeWithinBudget(db, subject.operationId, subject.agent.id, subject.capability.cost, subject.now);
-    charged = charge.charged;
-    if (!charged) {
-      inputs = { ...inputs, agent: { ...inputs.agent, spent: charge.used } };
-      verdict = decide(inputs);
-      // The budget may have been lowered since it was read: the refused charge is the judge.
-      if (verdict.verdict === 'allow') verdict = { ...verdict, verdict: 'require_approval', reasons: [overBudgetReason(subject.capability.cost, subject.agent, charge.used)] };
-    }
-  }
-  return { ...(await storeVerdict(db, subject, inputs, verdict)), charged };
+  const inputs = gateInputs(subject);
+  const verdict = decide(inputs);
+  if (verdict.verdict !== 'allow') return { ...(await storeVerdict(db, subject, inputs, verdict)), charged: false };
+  const charge = await chargeWithinBudget(db, subject, (tx) => storeVerdict(tx, subject, inputs, verdict));
+  if ('stored' in charge) return { ...charge.stored, charged: true };
+  const spentInputs = { ...inputs, agent: { ...inputs.agent, spent: charge.used } };
+  let overBudget = decide(spentInputs);
+  // The budget may have been lowered since it was read: the refused charge is the judge.
+  if (overBudget.verdict === 'allow') overBudget = { ...overBudget, verdict: 'require_approval', reasons: [overBudgetReason(subject.capability.cost, subject.agent, charge.used)] };
+  return { ...(await storeVerdict(db, subject, spentInputs, overBudget)), charged: false };
 }
 
 function overBudgetReason(cost: number, agent: AgentRow, used: number): string {
@@ -181,7 +177,7 @@ export async function describeCapability(db: Queryable, id: string, caller: { pe
 
 /** Thrown inside `chargeWithinBudget`'s transaction to undo the operation's mark when the charge does not fit. */
 class OverBudget extends Error {
-  constructor(readonly used: number) {
+  constructor() {
     super('over budget');
   }
 }
@@ -189,34 +185,40 @@ class OverBudget extends Error {
 /**
  * Marks the operation charged and adds `cost` to the agent's month only if the month's use stays within the
  * agent's budget (none: no limit), as one atomic step: the conditional upsert's `WHERE` is judged on the row it
- * has locked, so concurrent charges from any number of processes never add up past the budget. When it does
- * not fit, nothing is marked or charged and the month's use is returned. An operation already marked was
+ * has locked, so concurrent charges from any number of processes never add up past the budget. The mark and the
+ * charge are one statement; `andThen` (storing the verdict) runs in their transaction. When the charge does not
+ * fit, nothing is marked, charged or stored, and the month's use is returned. An operation already marked was
  * charged by an earlier run of the same operation.
  */
-async function chargeWithinBudget(db: Queryable, operationId: string, agentId: string, cost: number, at: Date): Promise<{ charged: boolean; used: number }> {
-  const month = usageMonth(at);
-  const budget = budgetSql(agentId);
+async function chargeWithinBudget<T>(
+  db: Queryable,
+  { operationId, agent, capability, now }: { operationId: string; agent: AgentRow; capability: CapabilityRow; now: Date },
+  andThen: (tx: Queryable) => Promise<T>,
+): Promise<{ stored: T } | { used: number }> {
+  const month = usageMonth(now);
+  const { cost } = capability;
+  const budget = budgetSql(agent.id);
   try {
     return await db.transaction(async (tx) => {
-      const marked = await queryRows(tx, sql`UPDATE ${operations} SET charged_at = now() WHERE id = ${operationId} AND charged_at IS NULL RETURNING id`);
-      if (!marked.length) return { charged: true, used: -1 };
-      const [row] = await queryRows<{ used: number; budget: number | null }>(
+      const [charge] = await queryRows<{ marked: boolean; used: number | null; budget: number | null }>(
         tx,
-        sql`INSERT INTO ${agentMonthlyUsage} (agent_id, month, used)
-          SELECT ${agentId}, ${month}, ${cost} WHERE ${cost} <= coalesce(${budget}, ${cost})
-          ON CONFLICT (agent_id, month) DO UPDATE SET used = ${agentMonthlyUsage}.used + excluded.used, updated_at = now()
-            WHERE ${agentMonthlyUsage}.used + excluded.used <= coalesce(${budget}, ${agentMonthlyUsage}.used + excluded.used)
-          RETURNING used, ${budget} AS budget`,
+        sql`WITH mark AS (UPDATE ${operations} SET charged_at = now() WHERE id = ${operationId} AND charged_at IS NULL RETURNING id),
+          charge AS (INSERT INTO ${agentMonthlyUsage} (agent_id, month, used)
+            SELECT ${agent.id}, ${month}, ${cost} FROM mark WHERE ${cost} <= coalesce(${budget}, ${cost})
+            ON CONFLICT (agent_id, month) DO UPDATE SET used = ${agentMonthlyUsage}.used + excluded.used, updated_at = now()
+              WHERE ${agentMonthlyUsage}.used + excluded.used <= coalesce(${budget}, ${agentMonthlyUsage}.used + excluded.used)
+            RETURNING used)
+          SELECT EXISTS (SELECT FROM mark) AS marked, (SELECT used FROM charge) AS used, ${budget} AS budget`,
       );
-      if (row) {
-        await announceBudgetCrossing(tx, { agentId, month, cost, used: Number(row.used), budget: row.budget === null ? null : Number(row.budget) });
-        return { charged: true, used: Number(row.used) };
+      if (charge.marked && charge.used === null) throw new OverBudget();
+      if (charge.used !== null) {
+        await announceBudgetCrossing(tx, { agentId: agent.id, month, cost, used: Number(charge.used), budget: charge.budget === null ? null : Number(charge.budget) });
       }
-      const [spent] = await queryRows<{ used: number }>(tx, sql`SELECT ${spentThisMonthSql(agentId, month)} AS used`);
-      throw new OverBudget(Number(spent?.used ?? 0));
+      return { stored: await andThen(tx) };
     });
   } catch (error) {
-    if (error instanceof OverBudget) return { charged: false, used: error.used };
-    throw error;
+    if (!(error instanceof OverBudget)) throw error;
+    const [spent] = await queryRows<{ used: number }>(db, sql`SELECT ${spentThisMonthSql(agent.id, month)} AS used`);
+    return { used: Number(spent?.used ?? 0) };
   }
 }

@@ -14,7 +14,7 @@
  * agent keeps the first copy it accepted, whose token stays valid.
  */
 import { and, eq, sql, type SQL, type WithSubquery } from 'drizzle-orm';
-import { inTransaction, queryRows, type Queryable, type Tx } from '../../platform/database.js';
+import { queryRows, type Queryable, type Tx } from '../../platform/database.js';
 import { withTraceparent } from '../../platform/trace.js';
 import { recordActivity, type NewActivity } from '../activity/records.js';
 import { enqueueJobStatement, jobKind, type JobInfo } from '../../platform/jobs.js';
@@ -219,11 +219,11 @@ export function callbackUrl(ctx: OrgContext, operationId: string): string {
 async function applyAttempt(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, outcome: AttemptOutcome, windowSeconds: number): Promise<void> {
   switch (outcome.kind) {
     case 'answered': {
-      const finished = await ctx.db.transaction(async (tx) => {
-        await recordActivity(tx, attemptActivity(delivery, operation, outcome, { outcome: 'delivered' }));
-        const alongside = settlement(tx, delivery.id, 'delivered');
-        return finishWork(tx, operation, { status: 'succeeded', result: outcome.result }, alongside).catch(ignoreLostRace);
-      });
+      // The attempt's entry, the settlement and the operation's end: one statement.
+      const finished = await finishWork(ctx.db, operation, { status: 'succeeded', result: outcome.result }, {
+        alongside: settlement(ctx.db, delivery.id, 'delivered'),
+        told: [attemptActivity(delivery, operation, outcome, { outcome: 'delivered' })],
+      }).catch(ignoreLostRace);
       if (finished) ctx.watch.answeredHere(finished);
       return;
     }
@@ -287,10 +287,8 @@ function attemptActivity(
 async function giveUp(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, reason: string, attempted?: NewActivity): Promise<void> {
   ctx.log.warn({ delivery: delivery.id, operation: operation.id, reason }, 'delivery failed; the operation is undeliverable');
   const error = failure('undeliverable', `the agent could not be reached: ${reason}`);
-  await inTransaction(ctx.db, async (tx) => {
-    if (attempted) await recordActivity(tx, attempted);
-    await finishWork(tx, operation, { status: 'failed', error }, settlement(tx, delivery.id, 'failed', reason)).catch(ignoreLostRace);
-  });
+  const told = attempted ? [attempted] : [];
+  await finishWork(ctx.db, operation, { status: 'failed', error }, { alongside: settlement(ctx.db, delivery.id, 'failed', reason), told }).catch(ignoreLostRace);
 }
 
 /** Settles a pending delivery and drops its queued attempt, in one statement. */

@@ -11,6 +11,7 @@ import type { WithSubquery } from 'drizzle-orm';
 import { orgErrors } from '../errors.js';
 import { addProgress, completeOperation, failOperation, type OperationError } from '../operations/operations.js';
 import type { OperationRow } from '../operations/states.js';
+import type { NewActivity } from '../activity/records.js';
 import { taskOperationInput } from '../tasks/records.js';
 import { startTask, addTaskProgress, completeTask, reopenTask, askTaskQuestion } from '../tasks/agent.js';
 
@@ -25,18 +26,30 @@ function taskOf(operation: OperationRow): string | undefined {
  * Ends the operation (and moves its task) with `outcome`; `invalid_state` when the operation already ended,
  * before anything of the operation or its task is written. A task that can no longer move (cancelled, or
  * finished by a person meanwhile) does not keep the operation from ending. `alongside`: writes that go with the
- * operation's move in its statement (a delivery's settlement). Without a task that one statement is all; with
- * one, it runs in a transaction with the task's move.
+ * operation's move in its statement (a delivery's settlement); `told`: entries recorded before the move's own (the
+ * attempt that ended it). Both are written whatever the move comes to. Without a task that one statement is all;
+ * with one, it runs in a transaction with the task's move.
  */
-export async function finishWork(db: Queryable, operation: OperationRow, outcome: WorkOutcome, alongside: WithSubquery[] = []): Promise<OperationRow> {
+export async function finishWork(
+  db: Queryable,
+  operation: OperationRow,
+  outcome: WorkOutcome,
+  { alongside = [], told }: { alongside?: WithSubquery[]; told?: NewActivity[] } = {},
+): Promise<OperationRow> {
   const taskId = taskOf(operation);
+  const held = { held: operation, told };
   const end = (on: Queryable) =>
-    outcome.status === 'succeeded'
-      ? completeOperation(on, operation.id, outcome.result, alongside)
-      : failOperation(on, operation.id, outcome.error, alongside);
+    outcome.status === 'succeeded' ? completeOperation(on, held, outcome.result, alongside) : failOperation(on, held, outcome.error, alongside);
   if (!taskId) return end(db);
-  return db.transaction(async (tx) => {
-    const row = await end(tx);
+  // A refused end still commits `alongside`, as it does without a task.
+  let refusal: unknown;
+  const ended = await db.transaction(async (tx) => {
+    const row = await end(tx).catch((error) => {
+      // Anything but a lost race is thrown on, and rolls all of it back.
+      refusal = ignoreLostRace(error) ?? error;
+      return undefined;
+    });
+    if (!row) return undefined;
     if (outcome.status === 'succeeded') {
       await completeTask(tx, taskId, { result: outcome.result, operationId: operation.id }).catch(ignoreLostRace);
     } else {
@@ -44,6 +57,8 @@ export async function finishWork(db: Queryable, operation: OperationRow, outcome
     }
     return row;
   });
+  if (!ended) throw refusal;
+  return ended;
 }
 
 /** The agent took the work (202): a delivered task is now in progress. */

@@ -8,7 +8,8 @@
  * each keys what it sends by the event's id (`event_id` is the `webhook-id` of every webhook attempt).
  */
 import type { Queryable } from '../../platform/database.js';
-import { jobKind } from '../../platform/jobs.js';
+import { sql, type SQL } from 'drizzle-orm';
+import { enqueueJobStatement, jobKind } from '../../platform/jobs.js';
 import { newId } from '../ids.js';
 
 /** Each event type and what it names; the bodies sent are built from these when the job runs (README: "Events"). */
@@ -43,8 +44,16 @@ const announceJob = jobKind<OrgEvent>('org.announce');
 
 /** Announces an event in `db`, the transaction of the change it is about. */
 export async function announce<T extends OrgEventType>(db: Queryable, type: T, data: OrgEvents[T]): Promise<void> {
-  const event = { event_id: newId('evt'), type, at: new Date().toISOString(), data } as OrgEvent;
-  await announceJob.enqueue(db, event);
+  await announceJob.enqueue(db, newEvent(type, data));
+}
+
+/** `announce`'s statement, to embed in the statement of the change (a CTE); `where` as in `activityStatement`. */
+export function announceStatement<T extends OrgEventType>(type: T, data: OrgEvents[T], where: SQL): SQL {
+  return enqueueJobStatement(announceJob.kind, newEvent(type, data), {}, sql`WHERE ${where}`);
+}
+
+function newEvent<T extends OrgEventType>(type: T, data: OrgEvents[T]): OrgEvent {
+  return { event_id: newId('evt'), type, at: new Date().toISOString(), data } as OrgEvent;
 }
 
 /** The job that hands each event to every channel; a channel that throws has the job retried (channels are idempotent). */

@@ -13,13 +13,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { eq, inArray, sql, type WithSubquery } from 'drizzle-orm';
 import { z } from 'zod';
-import { inTransaction, type Queryable } from '../../platform/database.js';
+import type { Queryable } from '../../platform/database.js';
 import { isAppError } from '../../platform/errors.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
 import { jobKind, type ClaimedHere, type JobHandler, type JobInfo } from '../../platform/jobs.js';
 import { toIso } from '../../platform/time.js';
 import { currentTraceparent, withTraceparent } from '../../platform/trace.js';
-import { recordActivity } from '../activity/records.js';
+import { activityStatement, recordActivity, type NewActivity } from '../activity/records.js';
 import type { OrgContext } from '../context.js';
 import { OPERATION_FAILURES, orgErrors, type OperationFailure } from '../errors.js';
 import { newId } from '../ids.js';
@@ -75,13 +75,17 @@ export const operationRecord = z.object({
 });
 export type OperationRecord = z.infer<typeof operationRecord>;
 
-/** How the work stands when a runner returns. */
-export type RunnerOutcome =
+/**
+ * How the work stands when a runner returns, and `entries`: what the run did outside the database (a connector's
+ * call), recorded in the statement that applies the outcome, whatever that move comes to.
+ */
+export type RunnerOutcome = (
   | { status: 'succeeded'; result: unknown }
   | { status: 'failed'; error: OperationError }
   | { status: 'paused'; decisionId: string }
   /** The work goes on elsewhere; it ends through completeOperation / failOperation. */
-  | { status: 'running' };
+  | { status: 'running' }
+) & { entries?: [NewActivity, ...NewActivity[]] };
 
 /** What the engine knows of a kind (kinds.ts): its name, and how to run a stored operation of it. */
 export interface RegisteredKind {
@@ -125,7 +129,7 @@ export function runStartedHere(started: ClaimedHere[]): Promise<void> | undefine
 }
 
 /**
- * Writes the queued operation and its job in `db`, in one statement, with its `operation.started` entry;
+ * Writes the queued operation, its job and its `operation.started` entry in `db`, in one statement;
  * returns the operation's id (kinds.ts `start`). The operation keeps the current trace, which its runs and
  * deliveries carry on.
  */
@@ -141,25 +145,25 @@ export async function startOperation(ctx: OrgContext, db: Queryable, start: NewO
     input: start.input,
     traceparent: currentTraceparent() ?? null,
   };
-  return inTransaction(db, async (tx) => {
-    const insert = tx.insert(operations).values(queued).getSQL();
-    const payload = { operation_id: queued.id };
-    const here = startedHere.getStore();
-    if (here?.open) here.started.push(await runOperation.enqueueHere(ctx.jobs, tx, payload, insert));
-    else await runOperation.enqueue(tx, payload, { alongside: insert });
-    await recordActivity(tx, operationActivity({ ...queued, error: null, decisionId: null }, 'operation.started'));
-    return queued.id;
-  });
+  const alongside = [db.insert(operations).values(queued).getSQL(), activityStatement({ entries: [operationActivity({ ...queued, error: null, decisionId: null }, 'operation.started')] })];
+  const payload = { operation_id: queued.id };
+  const here = startedHere.getStore();
+  if (here?.open) here.started.push(await runOperation.enqueueHere(ctx.jobs, db, payload, alongside));
+  else await runOperation.enqueue(db, payload, { alongside });
+  return queued.id;
 }
 
 /** Applies `event` (states.ts); the database wakes whoever waits on the operation. */
 export const moveOperation = move;
 
-export const completeOperation = (db: Queryable, id: string, result: unknown, alongside?: WithSubquery[]) =>
-  moveOperation(db, id, 'succeed', { result: result ?? null }, alongside);
+/** The operation's id, or the operation as the caller read it (its move is then one statement: states.ts). */
+export type OperationTarget = string | { held: OperationRow; told?: NewActivity[] };
 
-export const failOperation = (db: Queryable, id: string, error: OperationError, alongside?: WithSubquery[]) =>
-  moveOperation(db, id, 'fail', { error }, alongside);
+export const completeOperation = (db: Queryable, target: OperationTarget, result: unknown, alongside?: WithSubquery[]) =>
+  moveOperation(db, target, 'succeed', { result: result ?? null }, alongside);
+
+export const failOperation = (db: Queryable, target: OperationTarget, error: OperationError, alongside?: WithSubquery[]) =>
+  moveOperation(db, target, 'fail', { error }, alongside);
 
 /** The catalogued failure of DESIGN 4.4 / 4.5 (`denied`, `expired`, `undeliverable`, …). */
 export function failure(code: OperationFailure, message: string = OPERATION_FAILURES[code]): OperationError {
@@ -168,10 +172,6 @@ export function failure(code: OperationFailure, message: string = OPERATION_FAIL
 
 /** Cancels unfinished work (task cancel, MCP `tasks/cancel`); its runner's later outcome loses to it. */
 export const cancelOperation = (db: Queryable, id: string) => moveOperation(db, id, 'cancel');
-
-/** The gate paused the work on a decision. */
-export const pauseOperation = (db: Queryable, id: string, decisionId: string) =>
-  moveOperation(db, id, 'pause', { decisionId });
 
 /** The decision was approved: back to running, and the runner is called again. */
 export async function resumeOperation(db: Queryable, id: string): Promise<OperationRow> {
@@ -263,7 +263,7 @@ export async function awaitOperation(
   const deadline = Date.now() + waitSeconds * 1000;
   if (runningHere) {
     // Registered before the run can answer; a run that answers hands over the committed row, unread.
-    const next = ctx.watch.next(id, deadline - Date.now());
+    const next = ctx.watch.next(id, deadline - Date.now(), { from: 'here' });
     const answered = await Promise.race([next.promise, runningHere.then(() => undefined)]);
     next.cancel();
     if (answered?.personId === personId) return answeredRecord(answered);
@@ -343,15 +343,24 @@ export function toOperationRecord(row: OperationRow): OperationRecord {
 export function operationJobHandlers(ctx: OrgContext, kinds: readonly RegisteredKind[]): Record<string, JobHandler> {
   const byName = new Map(kinds.map((kind) => [kind.kind, kind]));
   return runOperation.handle(async ({ operation_id: id }, job) => {
-    // Queued is the usual case; a resumed operation is already running.
-    const operation = await moveOperation(ctx.db, id, 'start').catch(async (error) =>
-      isAppError(error) && error.code === 'invalid_state' ? findOperation(ctx.db, id) : Promise.reject(error),
-    );
+    const operation = await startStored(ctx.db, id);
     // Paused, settled, or moved on by another process: nothing to run.
     if (operation?.status !== 'running') return;
     // The run is part of the trace of the request that started the operation (DESIGN 4.6).
     await withTraceparent(operation.traceparent, () => runOperationNow(ctx, byName, operation, job));
   });
+}
+
+/**
+ * Moves a queued operation to running and returns it; any other (a resumed operation is running already) is
+ * returned as it stands. Read first, so that the move is one statement with its activity entry.
+ */
+async function startStored(db: Queryable, id: string): Promise<OperationRow | undefined> {
+  const stored = await findOperation(db, id);
+  if (stored?.status !== 'queued') return stored;
+  return moveOperation(db, { held: stored }, 'start').catch(async (error) =>
+    isAppError(error) && error.code === 'invalid_state' ? findOperation(db, id) : Promise.reject(error),
+  );
 }
 
 /** Runs the kind's runner on a running operation and applies its outcome. */
@@ -367,23 +376,27 @@ async function runOperationNow(ctx: OrgContext, byName: Map<OperationKind, Regis
     ctx.log.error({ err: error, operation: operation.id }, 'operation failed for good');
     outcome = { status: 'failed', error: isAppError(error) ? { code: error.code, message: error.message } : failure('internal_error') };
   }
-  await applyOutcome(ctx, operation.id, outcome).catch(ignoreLostRace);
+  await applyOutcome(ctx, operation, outcome).catch(ignoreLostRace);
 }
 
-async function applyOutcome(ctx: OrgContext, id: string, outcome: RunnerOutcome): Promise<void> {
-  const row = await moveByOutcome(ctx, id, outcome);
+async function applyOutcome(ctx: OrgContext, operation: OperationRow, outcome: RunnerOutcome): Promise<void> {
+  const row = await moveByOutcome(ctx, operation, outcome);
   if (row) ctx.watch.answeredHere(row);
 }
 
-function moveByOutcome(ctx: OrgContext, id: string, outcome: RunnerOutcome): Promise<OperationRow> | undefined {
+async function moveByOutcome(ctx: OrgContext, operation: OperationRow, outcome: RunnerOutcome): Promise<OperationRow | undefined> {
+  const { entries } = outcome;
+  if (outcome.status === 'running') {
+    if (entries) await recordActivity(ctx.db, ...entries);
+    return undefined;
+  }
+  const held = { held: operation, told: entries };
   switch (outcome.status) {
     case 'succeeded':
-      return completeOperation(ctx.db, id, outcome.result);
+      return completeOperation(ctx.db, held, outcome.result);
     case 'failed':
-      return failOperation(ctx.db, id, outcome.error);
+      return failOperation(ctx.db, held, outcome.error);
     case 'paused':
-      return pauseOperation(ctx.db, id, outcome.decisionId);
-    case 'running':
-      return undefined;
+      return moveOperation(ctx.db, held, 'pause', { decisionId: outcome.decisionId });
   }
 }

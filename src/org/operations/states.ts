@@ -9,8 +9,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { stateTable } from '../../platform/state-table.js';
-import { announce } from '../events/announce.js';
-import { recordActivity, type ActivityKind, type NewActivity } from '../activity/records.js';
+import { announceStatement } from '../events/announce.js';
+import { activityStatement, type ActivityKind, type NewActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { operations } from '../schema.js';
 
@@ -95,7 +95,10 @@ export function aboutOperation(row: OperationTold): Omit<NewActivity, 'kind' | '
 /**
  * Applies `event` to the stored operation, setting the result, the error or the decision beside the status, or
  * throws `invalid_state` (or `not_found`) and changes nothing of the operation. Each move is recorded in the
- * activity log in its transaction.
+ * activity log with it, in its statement when the caller holds the operation (`{ held: row }`): an entry reads
+ * only what no move changes (the operation's kind, person, client, agent, space, input and trace) besides the
+ * move's own status, error and decision. `told`: entries of what led to the move (a connector's call, a delivery's
+ * attempt), recorded before the move's own whatever the move comes to.
  */
 export const { move } = stateTable({
   table: operations,
@@ -107,9 +110,11 @@ export const { move } = stateTable({
   refusal: ({ status }, event) =>
     orgErrors.invalidState(`the operation is ${status}, so it ${event === 'progress' ? 'takes no more progress' : `cannot ${event}`}`, { status, event }),
   notFound: () => orgErrors.notFound('operation'),
-  moved: async (db, row, event) => {
+  movedWrites: (row, event, when, told: NewActivity[] | undefined) => {
     const kind = MOVE_ACTIVITY[event];
-    if (kind) await recordActivity(db, operationActivity(row, kind));
-    if (row.status === 'failed') await announce(db, 'operation.failed', { operation_id: row.id });
+    return [
+      ...(kind || told?.length ? [activityStatement({ entries: told ?? [] }, { entries: kind ? [operationActivity(row, kind)] : [], where: when })] : []),
+      ...(row.status === 'failed' ? [announceStatement('operation.failed', { operation_id: row.id }, when)] : []),
+    ];
   },
 });

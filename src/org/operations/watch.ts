@@ -22,9 +22,14 @@ export interface OperationWatchOptions {
   queued(): void;
 }
 
+interface Waiter {
+  wake(row?: OperationRow): void;
+  hearsNotifications: boolean;
+}
+
 export class OperationWatch {
   readonly channel: string;
-  private readonly waiters = new Map<string, Set<(row?: OperationRow) => void>>();
+  private readonly waiters = new Map<string, Set<Waiter>>();
   private listening: Listening | undefined;
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
@@ -44,19 +49,24 @@ export class OperationWatch {
 
   /**
    * Resolves when the operation is next answered (settled or paused), or after `ms` (capped at the poll
-   * interval). Register before reading the row, so an answer between the read and the wait is not missed.
+   * interval when it hears notifications). Register before reading the row, so an answer between the read and the wait is not missed.
    * Resolves with the answered row when this process made the answer (`answeredHere`), else with nothing.
+   * `from: 'here'`: only this process's answer wakes it, not the database's notification — for a caller whose
+   * run is under way here and will hand over the row it commits, so the notification racing it costs no read.
    */
-  next(operationId: string, ms: number): { promise: Promise<OperationRow | undefined>; cancel(): void } {
+  next(operationId: string, ms: number, { from = 'anywhere' }: { from?: 'here' | 'anywhere' } = {}): { promise: Promise<OperationRow | undefined>; cancel(): void } {
     let wake!: (row?: OperationRow) => void;
     const promise = new Promise<OperationRow | undefined>((resolve) => (wake = resolve));
-    const timer = setTimeout(() => wake(), Math.max(0, Math.min(ms, POLL_MS)));
+    const hearsNotifications = from === 'anywhere';
+    // The poll covers a missed notification; a waiter on this process's run hears that run, so it waits it out.
+    const timer = setTimeout(() => wake(), Math.max(0, hearsNotifications ? Math.min(ms, POLL_MS) : ms));
     const waiters = this.waiters.get(operationId) ?? new Set();
     this.waiters.set(operationId, waiters);
-    waiters.add(wake);
+    const waiter = { wake, hearsNotifications };
+    waiters.add(waiter);
     const cancel = () => {
       clearTimeout(timer);
-      waiters.delete(wake);
+      waiters.delete(waiter);
       if (waiters.size === 0 && this.waiters.get(operationId) === waiters) this.waiters.delete(operationId);
     };
     void promise.then(cancel);
@@ -65,14 +75,14 @@ export class OperationWatch {
 
   /** This process committed `row`'s change: when it answers the operation, its waiters here get the row as it is. */
   answeredHere(row: OperationRow): void {
-    if (isAnswered(row.status)) this.waiters.get(row.id)?.forEach((wake) => wake(row));
+    if (isAnswered(row.status)) this.waiters.get(row.id)?.forEach((waiter) => waiter.wake(row));
   }
 
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retry);
     await this.listening?.close();
-    for (const waiters of this.waiters.values()) for (const wake of waiters) wake();
+    for (const waiters of this.waiters.values()) for (const waiter of waiters) waiter.wake();
   }
 
   private async listen(): Promise<void> {
@@ -81,7 +91,7 @@ export class OperationWatch {
         notify: (payload) => {
           if (payload === JOB_QUEUED) return this.options.queued();
           const [operationId, status] = payload.split(' ');
-          if (answers(status)) this.waiters.get(operationId)?.forEach((wake) => wake());
+          if (answers(status)) this.waiters.get(operationId)?.forEach((waiter) => waiter.hearsNotifications && waiter.wake());
         },
         lost: (error) => {
           this.listening = undefined;
