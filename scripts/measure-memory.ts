@@ -80,7 +80,8 @@ async function measureStarts(entry: Checkout): Promise<void> {
     entry.first.push(await measureOneStart(entry.dir, env));
     entry.restart.push(await measureOneStart(entry.dir, env));
   } finally {
-    await rm(dataDir, { recursive: true, force: true });
+    // The server may still be writing its last files as npm exits: retry rather than fail the whole run.
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 }
 
