@@ -5,7 +5,6 @@
  * one is dropped from the citations and from the answer's text. Errors and timeouts are thrown: the caller
  * answers extractively instead.
  */
-import OpenAI from 'openai';
 import type { OrgConfig } from '../../config.js';
 import type { AskResult } from './answer.js';
 import type { Source } from './retrieval.js';
@@ -28,6 +27,8 @@ const INSTRUCTIONS = [
 ].join(' ');
 
 export async function modelAnswer(config: ModelConfig, question: string, sources: readonly Source[]): Promise<AskResult> {
+  // Loaded on the first question rather than at start: the client is some 2 MB of heap an idle server need not hold.
+  const { default: OpenAI } = await import('openai');
   // No retries: the timeout bounds the whole wait, after which the extractive answer is given.
   const client = new OpenAI({
     baseURL: config.baseUrl,

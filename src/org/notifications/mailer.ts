@@ -3,7 +3,7 @@
  * the server's greeting, each command, and the whole send — so a silent server fails the send job's attempt (retried
  * with backoff) instead of holding its lease.
  */
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { MailConfig } from '../../config.js';
 
 /** One email: plain text for every reader, and the same as HTML. */
@@ -24,18 +24,23 @@ export interface Mailer {
 
 export function createMailer(config: MailConfig): Mailer {
   const timeoutMs = (config.timeoutSeconds ?? 10) * 1000;
-  const transport = createTransport({
-    url: config.url,
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-    // Nothing in a message is a file or a URL to fetch: the text is ours, and stays text.
-    disableFileAccess: true,
-    disableUrlAccess: true,
-  });
+  // nodemailer (some 3 MB of heap) is loaded with the first email, not at start: most idle servers send none.
+  let transport: Promise<Transporter> | undefined;
+  const opened = () =>
+    (transport ??= import('nodemailer').then(({ createTransport }) =>
+      createTransport({
+        url: config.url,
+        connectionTimeout: timeoutMs,
+        greetingTimeout: timeoutMs,
+        socketTimeout: timeoutMs,
+        // Nothing in a message is a file or a URL to fetch: the text is ours, and stays text.
+        disableFileAccess: true,
+        disableUrlAccess: true,
+      }),
+    ));
   return {
     async send(email, signal) {
-      await transport.sendMail({
+      await (await opened()).sendMail({
         from: config.from,
         to: email.to,
         subject: email.subject,
@@ -46,6 +51,6 @@ export function createMailer(config: MailConfig): Mailer {
         signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs * 3)]),
       });
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((opened) => opened.close()),
   };
 }
