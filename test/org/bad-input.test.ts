@@ -326,16 +326,22 @@ capabilities:
       const first = await mcp.callOk('search_memory', { query: 'cursor', limit: 1 });
       expect(first.next_cursor).toEqual(expect.any(String));
       const parts = JSON.parse(Buffer.from(first.next_cursor, 'base64url').toString('utf8'));
-      expect(parts).toHaveLength(4);
+      // [method, tier boundary, tier, rank, recorded_at, search fingerprint] (org/memory/search.ts)
+      expect(parts).toHaveLength(6);
+      const withPart = (index: number, value: unknown) => parts.map((part: unknown, at: number) => (at === index ? value : part));
       const tampered = [
-        [parts[0], '1e40', parts[2], parts[3]],
-        [parts[0], '1e-50', parts[2], parts[3]],
-        [parts[0], ' ', parts[2], parts[3]],
-        [parts[0], '0x10', parts[2], parts[3]],
-        [parts[0], parts[1], '2026-02-30T00:00:00Z', parts[3]],
-        [parts[0], parts[1], '0000-01-01T00:00:00Z', parts[3]],
-        [parts[0], parts[1], '2026-01-01T00:00:00+16:00', parts[3]],
-        [parts[0], 5, parts[2], parts[3]],
+        withPart(3, '1e40'),
+        withPart(3, '1e-50'),
+        withPart(3, ' '),
+        withPart(3, '0x10'),
+        withPart(4, '2026-02-30T00:00:00Z'),
+        withPart(4, '0000-01-01T00:00:00Z'),
+        withPart(4, '2026-01-01T00:00:00+16:00'),
+        withPart(3, 5),
+        withPart(1, '2026-02-30T00:00:00Z'),
+        withPart(2, 2),
+        // A first-tier cursor must carry its tier's boundary.
+        withPart(1, null).map((part: unknown, at: number) => (at === 2 ? 0 : part)),
       ].map((tamperedParts) => Buffer.from(JSON.stringify(tamperedParts)).toString('base64url'));
       for (const cursor of tampered) {
         const error = await mcp.callError('search_memory', { query: 'cursor', limit: 1, cursor });
