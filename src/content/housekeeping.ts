@@ -21,7 +21,7 @@ export const ensureContentHousekeepingScheduled = schedule.ensureScheduled;
 export function contentHousekeepingJob(ctx: ContentContext): JobHandler {
   return schedule.handler(ctx.db, async (_payload, job) => {
     const deleted = {
-      mcpSessions: await deleteStaleSessions(ctx.db, CONTENT_MCP_SESSION_SCOPE, MCP_SESSION_IDLE_SECONDS),
+      mcpSessions: await deleteStaleSessions(ctx.db, CONTENT_MCP_SESSION_SCOPE, MCP_SESSION_IDLE_SECONDS, ctx.changes),
       failedJobs: await deleteFailedJobs(ctx.db),
     };
     await ctx.database.maintain();

@@ -9,7 +9,8 @@
  * that a run is pending.
  */
 import { deleteSpentOAuthRows, type OAuthSweep } from '../auth/index.js';
-import type { Queryable } from '../platform/database.js';
+import type { ChangeFeed } from '../platform/changes.js';
+import type { Db } from '../platform/database.js';
 import { type JobHandler } from '../platform/jobs.js';
 import { deleteStaleSessions } from '../platform/mcp/sessions.js';
 import { deletePassedWindows } from '../platform/rate-limit.js';
@@ -34,13 +35,13 @@ export interface HousekeepingReport extends OAuthSweep {
   callbackTokens: number;
 }
 
-/** One sweep; each delete is idempotent, so two overlapping runs are harmless. */
-export async function runHousekeeping(db: Queryable): Promise<HousekeepingReport> {
+/** One sweep; each delete is idempotent, so two overlapping runs are harmless. Deleted MCP sessions are announced. */
+export async function runHousekeeping(db: Db, changes: ChangeFeed): Promise<HousekeepingReport> {
   return {
     ...(await deleteSpentOAuthRows(db)),
     webSessions: await deleteExpiredWebSessions(db),
     rateLimitWindows: await deletePassedWindows(db),
-    mcpSessions: await deleteStaleSessions(db, ORG_MCP_SESSION_SCOPE, MCP_SESSION_IDLE_SECONDS),
+    mcpSessions: await deleteStaleSessions(db, ORG_MCP_SESSION_SCOPE, MCP_SESSION_IDLE_SECONDS, changes),
     failedJobs: await deleteFailedJobs(db),
     idempotencyKeys: await deleteExpiredIdempotencyKeys(db),
     callbackTokens: await deleteExpiredCallbackTokens(db),
@@ -54,7 +55,7 @@ export const ensureHousekeepingScheduled = schedule.ensureScheduled;
 
 export function housekeepingJob(ctx: OrgContext): JobHandler {
   return schedule.handler(ctx.db, async (_payload, job) => {
-    const report = await runHousekeeping(ctx.db);
+    const report = await runHousekeeping(ctx.db, ctx.changes);
     await ctx.database.maintain();
     const deleted = Object.values(report).reduce((sum, count) => sum + count, 0);
     ctx.log[deleted > 0 ? 'info' : 'debug']({ job: job.id, deleted: report }, 'housekeeping');

@@ -90,13 +90,22 @@ export async function touchSession(db: Queryable, session: McpSession, everyMs =
 /**
  * Deletes the server's sessions that ended, or saw no request, more than `idleSeconds` ago (housekeeping).
  * A client presenting a deleted session's id gets 404 and initializes a new session (MCP transport spec).
+ * With the endpoint's change feed, the deletion is announced in its transaction, so no process keeps serving a
+ * deleted session from memory.
  */
-export async function deleteStaleSessions(db: Queryable, server: string, idleSeconds: number): Promise<number> {
+export async function deleteStaleSessions(db: Db, server: string, idleSeconds: number, changes?: ChangeFeed): Promise<number> {
   const cutoff = sql`now() - make_interval(secs => ${idleSeconds})`;
-  const deleted = await db
-    .delete(mcpSessions)
-    .where(and(eq(mcpSessions.server, server), or(lt(mcpSessions.lastSeenAt, cutoff), lt(mcpSessions.endedAt, cutoff))))
-    .returning({ id: mcpSessions.id });
+  const remove = (on: Queryable) =>
+    on
+      .delete(mcpSessions)
+      .where(and(eq(mcpSessions.server, server), or(lt(mcpSessions.lastSeenAt, cutoff), lt(mcpSessions.endedAt, cutoff))))
+      .returning({ id: mcpSessions.id });
+  if (!changes) return (await remove(db)).length;
+  const deleted = await transact(db, changes, async (tx, changed) => {
+    const rows = await remove(tx);
+    for (const { id } of rows) changed({ kind: SESSION_CHANGE, key: id });
+    return rows;
+  });
   return deleted.length;
 }
 
