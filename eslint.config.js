@@ -19,7 +19,7 @@ const ORG_SHARED = ['errors.ts', 'ids.ts', 'fields.ts', 'schema.ts', 'context.ts
 const ORG_CONCEPTS = ['activity', 'events', 'notifications', 'operations', 'gate', 'memory', 'tasks', 'capabilities', 'decisions', 'agents', 'people', 'spaces', 'rules', 'org-file', 'assistant', 'delivery'];
 
 export default defineConfig(
-  { ignores: ['node_modules/', 'data/', '.cache/', 'coverage/', 'drizzle/'] },
+  { ignores: ['node_modules/', 'dist/', 'data/', '.cache/', 'coverage/', 'drizzle/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {

@@ -27,9 +27,15 @@ export interface StartChildOptions {
 type ParentMessage = { type: 'start'; options: unknown } | { type: 'stop' };
 type ChildMessage = { type: 'ready'; url: string; info: unknown } | { type: 'failed'; error: string };
 
+/**
+ * The V8 flags `npm start` and bin/atrium.js run the services with (package.json's start script, the shebang),
+ * given to every server under test, ours and the bare ones alike, so a benchmark measures what is deployed.
+ */
+export const SERVING_NODE_FLAGS = ['--max-semi-space-size=2', '--v8-pool-size=1'];
+
 /** Forks `entry` (a TypeScript file run through tsx) and resolves once it is listening. */
 export function startChild<Info>(entry: string, options: unknown, startOptions: StartChildOptions = {}): Promise<ChildServer<Info>> {
-  const execArgv = ['--import', 'tsx'];
+  const execArgv = [...SERVING_NODE_FLAGS, '--import', 'tsx'];
   if (startOptions.cpuProfDir) {
     mkdirSync(startOptions.cpuProfDir, { recursive: true });
     execArgv.push('--cpu-prof', `--cpu-prof-dir=${startOptions.cpuProfDir}`);

@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -29,6 +30,25 @@ export type Db = PgDatabase<PgQueryResultHKT>;
 /** Inside `db.transaction(async (tx) => …)`; accepted wherever a `Db` is. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type Queryable = Db | Tx;
+
+/**
+ * A hot statement, prepared once per database: named, so PostgreSQL parses and plans it once per connection
+ * (node-postgres keeps each name per client; PGlite runs it as any statement) and drizzle builds its SQL once.
+ * `build` makes it with `sql.placeholder`s for what changes per call. Inside a transaction it is built and run
+ * there as any other statement (a prepared one runs on the pool, outside the transaction).
+ */
+export function hotStatement<Values extends Record<string, unknown>, Result>(
+  name: string,
+  build: (db: Queryable) => { prepare(name: string): { execute(values: Values): Promise<Result> }; execute(values: Values): Promise<Result> },
+): (db: Queryable, values: Values) => Promise<Result> {
+  const prepared = new WeakMap<Db, { execute(values: Values): Promise<Result> }>();
+  return (db, values) => {
+    if (db instanceof PgTransaction) return build(db).execute(values);
+    let statement = prepared.get(db);
+    if (!statement) prepared.set(db, (statement = build(db).prepare(name)));
+    return statement.execute(values);
+  };
+}
 
 export interface Database {
   db: Db;
@@ -116,10 +136,12 @@ const DEFAULT_TIMEOUTS: Required<DatabaseConfig>['timeouts'] = { connectSeconds:
 
 /**
  * PostgreSQL's defaults (128 MB of shared buffers, among others) are sized for a dedicated server; the embedded
- * database serves one small process, and WebAssembly memory, once grown, is never returned. The page cache of
- * the operating system still holds the data files.
+ * database serves one small process, and WebAssembly memory, once grown, is never returned. PGlite's allocator
+ * zero-fills the shared memory segment, so every megabyte of shared buffers is resident from the first start on,
+ * in each of the two databases (8 MB rather than 16: 16 MB less idle memory, issue 22). The page cache of the
+ * operating system still holds the data files.
  */
-export const EMBEDDED_SETTINGS = ['shared_buffers=16MB', 'temp_buffers=4MB', 'work_mem=4MB', 'maintenance_work_mem=16MB'];
+export const EMBEDDED_SETTINGS = ['shared_buffers=8MB', 'temp_buffers=4MB', 'work_mem=4MB', 'maintenance_work_mem=16MB'];
 
 /**
  * Creates a new embedded data directory ahead of opening it (nothing to do for PostgreSQL, memory or an existing
@@ -175,10 +197,23 @@ function embeddedDatabase(client: PGlite, db: Db, config: DatabaseConfig, lock: 
   };
 }
 
+/**
+ * V8 runs WebAssembly compiled by its baseline compiler and compiles a function again with its optimizing one once
+ * the function has run enough (dynamic tiering, budgeted in roughly the bytes of code it has executed). Opening the
+ * embedded database runs a great deal of PostgreSQL exactly once (startup, catalog loading, recovery); at V8's
+ * default budget (1,800,000) much of it gets optimized, some 50 MB of optimized code an idle service keeps for
+ * code it will not run again (`npm run measure:memory`, issue 22). A hundredfold budget optimizes only what keeps
+ * running: queries under load still reach it within their first few hundred calls (bench:content and bench:org on
+ * PGlite, measured with and without it in bench/RESULTS.md).
+ */
+const WASM_TIERING_BUDGET = 180_000_000;
+
 /** Opens (or, for a new directory, initializes) the embedded database, sized for a small service. */
 export async function openPgliteClient(config: DatabaseConfig): Promise<PGlite> {
   const inMemory = config.dataDir.startsWith('memory://');
   if (!inMemory) await mkdir(config.dataDir, { recursive: true });
+  // Read when a WebAssembly module is compiled, so it must be set before the first database opens.
+  v8.setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
   return PGlite.create(inMemory ? undefined : config.dataDir, { extensions: { pg_trgm }, postgresqlconf: EMBEDDED_SETTINGS });
 }
 
@@ -201,7 +236,7 @@ export async function migrateEmbedded(client: PGlite, config: DatabaseConfig): P
  * never gives back; a child process does it and exits, and the serving process only reopens the result.
  */
 async function prepareEmbeddedDatabase(config: DatabaseConfig): Promise<void> {
-  const child = spawn(process.execPath, ['--import', tsxLoader(), prepareModule, config.dataDir, config.schema], {
+  const child = spawn(process.execPath, [...prepareCommand(), config.dataDir, config.schema], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -213,10 +248,14 @@ async function prepareEmbeddedDatabase(config: DatabaseConfig): Promise<void> {
   if (code !== 0) throw new Error(`could not create the embedded database in ${config.dataDir}: ${stderr.trim() || `exit code ${code}`}`);
 }
 
-const prepareModule = fileURLToPath(new URL('./prepare-embedded-database.ts', import.meta.url));
-
-function tsxLoader(): string {
-  return pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+/**
+ * The child runs this module's sibling as this module runs: compiled (dist/, what `npm start` runs; bin/compiled.js)
+ * on plain Node, or the TypeScript source through tsx's loader.
+ */
+function prepareCommand(): string[] {
+  if (import.meta.url.endsWith('.js')) return [fileURLToPath(new URL('./prepare-embedded-database.js', import.meta.url))];
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return ['--import', tsx, fileURLToPath(new URL('./prepare-embedded-database.ts', import.meta.url))];
 }
 
 async function openPostgres(config: DatabaseConfig, options: OpenOptions): Promise<Database> {
