@@ -3,7 +3,7 @@
  * service's own database handle (on top of org-seed.ts's memory items): a second space with a member (to measure
  * a member's scoped pages), operations of every kind and status spread over both spaces and the last 30 days —
  * the capability ones with their gate verdicts, a share paused with a pending decision, the message ones with a
- * delivery — tasks on the board, and activity entries of every family; then ANALYZE.
+ * delivery — tasks on the board, and activity entries of every family; then (VACUUM) ANALYZE.
  */
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../src/platform/database.js';
@@ -119,7 +119,10 @@ export async function seedConsole(database: Database, options: ConsoleSeedOption
            '00-' || md5('trace' || (g / 5)) || '-00f067aa0ba902b7-01'
     FROM generate_series(1, ${count(options.activity)}) AS g`);
   const activitySeconds = elapsed();
-  for (const table of ['operations', 'gate_verdicts', 'decisions', 'deliveries', 'tasks', 'org_activity']) await run(sql.raw(`ANALYZE ${table}`));
+  // VACUUM too on PostgreSQL, as autovacuum soon would (org-seed.ts): the inbox's count reads decisions_pending_idx
+  // alone only once the visibility map says its pages are all visible.
+  const analyze = database.engine === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE';
+  for (const table of ['operations', 'gate_verdicts', 'decisions', 'deliveries', 'tasks', 'org_activity']) await run(sql.raw(`${analyze} ${table}`));
   return {
     seconds: Math.round((performance.now() - started) / 100) / 10,
     parts: { operations: operationSeconds, tasks: taskSeconds, activity: activitySeconds, analyze: elapsed() },

@@ -79,6 +79,8 @@ export const blogPosts = pgTable(
     index('blog_posts_published_idx').on(table.publishedAt.desc()).where(sql`status = 'published'`),
     index('blog_posts_tags_idx').using('gin', table.tags),
     index('blog_posts_search_idx').using('gin', sql`${table.searchText} gin_trgm_ops`).with(searchIndexOptions),
+    // Search's first tier, the newest posts (search.ts): its order, "most recent" of any status.
+    index('blog_posts_recency_idx').on(sql`(coalesce(${table.publishedAt}, ${table.updatedAt})) DESC`, table.id.desc().nullsFirst()),
   ],
 );
 
@@ -113,6 +115,7 @@ export const changelogEntries = pgTable(
     check('changelog_entries_type_check', oneOf(table.type, CHANGELOG_TYPES)),
     index('changelog_entries_published_idx').on(table.publishedAt.desc()).where(sql`status = 'published'`),
     index('changelog_entries_search_idx').using('gin', sql`${table.searchText} gin_trgm_ops`).with(searchIndexOptions),
+    index('changelog_entries_recency_idx').on(sql`(coalesce(${table.publishedAt}, ${table.updatedAt})) DESC`, table.id.desc().nullsFirst()),
   ],
 );
 
@@ -152,6 +155,7 @@ export const roadmapItems = pgTable(
     // reads this index and sorts each priority's items by votes in memory (incremental sort; 1,000 items).
     index('roadmap_items_order_idx').on(table.priorityRank.desc(), table.updatedAt.desc()),
     index('roadmap_items_search_idx').using('gin', sql`${table.searchText} gin_trgm_ops`).with(searchIndexOptions),
+    index('roadmap_items_recency_idx').on(table.updatedAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
   ],
 );
 

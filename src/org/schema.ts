@@ -329,7 +329,11 @@ export const decisions = pgTable(
     /** When the half-way reminder went out (DESIGN 4.8), so it goes once. */
     remindedAt: when('reminded_at'),
   },
-  (table) => [index('decisions_status_idx').on(table.status, table.requestedAt)],
+  (table) => [
+    index('decisions_status_idx').on(table.status, table.requestedAt),
+    // The inbox's count on every console page (decisions/records.ts pendingDecisionsCount), read from the index alone.
+    index('decisions_pending_idx').on(table.agentId, table.expiresAt).where(sql`status = 'pending'`),
+  ],
 );
 
 /**

@@ -225,8 +225,13 @@ export async function revokeLearnedRule(db: Queryable, id: string, person: { id:
 }
 
 /** Owners and admins govern every agent; anyone else the agents they are responsible for. */
+export function governsEveryAgent(person: { role: string }): boolean {
+  return person.role === 'owner' || person.role === 'admin';
+}
+
+/** `governsEveryAgent` as a condition on `agents`. */
 export function mayGovern(person: { id: string; role: string }) {
-  return person.role === 'owner' || person.role === 'admin' ? sql`true` : eq(agents.responsiblePersonId, person.id);
+  return governsEveryAgent(person) ? sql`true` : eq(agents.responsiblePersonId, person.id);
 }
 
 /** A rule that may decide a capability's executions, as the console's capability page lists it. */

@@ -1,0 +1,4 @@
+CREATE INDEX "blog_posts_recency_idx" ON "blog_posts" USING btree ((coalesce("published_at", "updated_at")) DESC,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "changelog_entries_recency_idx" ON "changelog_entries" USING btree ((coalesce("published_at", "updated_at")) DESC,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "roadmap_items_recency_idx" ON "roadmap_items" USING btree ("updated_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "decisions_pending_idx" ON "decisions" USING btree ("agent_id","expires_at") WHERE status = 'pending';
