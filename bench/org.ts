@@ -204,7 +204,7 @@ const CASES: Record<string, BenchCase> = {
     async run(bench) {
       const args = { agent_id: bench.info.agents.bench, text: 'ping', space_id: bench.info.spaceId, wait_seconds: 20 };
       const row = await loadRow(bench, 'message_agent → succeeded (example agent answers at once)', toolCallCase(bench, 'message_agent', () => args));
-      return { rows: [row], targets: bench.engine === 'postgres' ? ratioTarget(bench, row, 0.3) : [] };
+      return { rows: [row], targets: bench.engine === 'postgres' ? ratioTarget(bench, row, 0.5) : [] };
     },
   },
 
@@ -212,7 +212,7 @@ const CASES: Record<string, BenchCase> = {
     async run(bench) {
       const args = { capability_id: bench.info.capabilities.bench_notify, input: { text: 'bench' }, space_id: bench.info.spaceId, wait_seconds: 20 };
       const row = await loadRow(bench, 'execute_capability → succeeded (low-risk webhook)', toolCallCase(bench, 'execute_capability', () => args));
-      return { rows: [row], targets: bench.engine === 'postgres' ? ratioTarget(bench, row, 0.3) : [] };
+      return { rows: [row], targets: bench.engine === 'postgres' ? ratioTarget(bench, row, 0.5) : [] };
     },
   },
 };
@@ -443,11 +443,14 @@ const WHERE_THE_TIME_GOES = [
     'first from the recorded_at index and stops after one page when a fragment is common. ask adds to its two searches ' +
     '(memory, then tasks) the operation round trip: the operation and its job are written, the call runs it in its own ' +
     'process after the commit and returns the operation its run answered. message_agent and execute_capability are ' +
-    'bound by CPU: the org process (about 85 % of one core) and PostgreSQL share the two cores, and the largest single ' +
-    'cost in the org process is sending statements over TCP (about 10 per round trip: token, session, spaces, the agent ' +
-    'or capability, the operation with its job, the start, the gate\'s subject or the delivery\'s first attempt, the ' +
-    'verdict and charge, the end with the delivery\'s settlement; each a write system call) and building them with ' +
-    'drizzle. The read calls make no statement at all once their token, session, the person\'s spaces and directory ' +
+    'bound by CPU: the org process and PostgreSQL share the two cores with the example agent or the receiver. Their ' +
+    'statements, counted on PostgreSQL with log_statement = all: message_agent 5 (the start with its tool.called entry, ' +
+    'the move to running, the agent read as a prepared statement, the delivery with its first attempt, the settlement ' +
+    'with the end); execute_capability 9 (the client agent and the capability in one prepared read, the start, the move ' +
+    'to running, the gate\'s inputs, the charge as begin, mark and charge, verdict, commit, and the end). A CPU profile ' +
+    'of the org process puts its largest cost in socket writes (a statement to PostgreSQL, the answer, the delivery), ' +
+    'mostly the process losing its core to the one it wakes; the HTTP hop to the agent itself is 2–4 % of samples. ' +
+    'The read calls make no statement at all once their token, session, the person\'s spaces and directory ' +
     '(service_context), the page (search_memory, kept one second) or the settled operation (get_operation) are in the ' +
     'process\'s memory: each is dropped on every process by the change feed when a write of its kind commits ' +
     '(src/org/read-cache.ts), so what is left is the serving layer — the bearer check, the per-request Server and ' +
@@ -457,8 +460,8 @@ const WHERE_THE_TIME_GOES = [
   '',
   'If a target is missed on a quiet machine: rank a bounded set of candidates (the newest few thousand matches, read ' +
     'from an index) instead of every match, or order by rank inside the index (the rum extension, on PostgreSQL only); ' +
-    'for the work round trips, fewer statements per round trip (several writes in one statement, as the charge and the ' +
-    'delivery\'s settlement already are) or prepared statements for the hot ones.',
+    'for the work round trips, the charge as one statement (execute_capability 9 → 6) and the gate\'s inputs prepared; ' +
+    'past that, a work call is two processes woken per statement on a shared machine.',
 ];
 
 /** A load row's calls per second as a multiple of the bare SDK server's in the same run ("" for other rows). */

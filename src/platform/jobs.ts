@@ -25,28 +25,33 @@ export interface JobInfo {
    * another claim took the job): another process may be running the job now, so a handler should stop.
    */
   lost: AbortSignal;
+  /**
+   * What the process that enqueued the job handed over with it (`enqueueHere`: the row it has just written), on
+   * the run claimed as it was enqueued; absent on any other run, which reads what it needs.
+   */
+  handedOver?: unknown;
 }
 
-export type JobHandler<Payload = Record<string, unknown>> = (payload: Payload, job: JobInfo) => Promise<void>;
+export type JobHandler<Payload = Record<string, unknown>, Handover = unknown> = (payload: Payload, job: JobInfo & { handedOver?: Handover }) => Promise<void>;
 
 /**
  * A job kind with the payload its handler receives, so what is enqueued and what is handled are checked
  * against one type: `const deliver = jobKind<{ operation_id: string }>('org.deliver')`, then
  * `deliver.enqueue(tx, { operation_id })` and `handlers: { ...deliver.handle(async (payload) => …) }`.
  */
-export interface JobKind<Payload extends Record<string, unknown>> {
+export interface JobKind<Payload extends Record<string, unknown>, Handover = never> {
   readonly kind: string;
   enqueue(db: Queryable, payload: Payload, options?: EnqueueOptions): Promise<void>;
-  /** `worker.enqueueHere` for this kind. */
-  enqueueHere(worker: JobWorker, db: Queryable, payload: Payload, alongside?: SQL[]): Promise<ClaimedHere>;
-  handle(handler: JobHandler<Payload>): Record<string, JobHandler>;
+  /** `worker.enqueueHere` for this kind; `handover` reaches its run here as `job.handedOver`. */
+  enqueueHere(worker: JobWorker, db: Queryable, payload: Payload, alongside?: SQL[], handover?: Handover): Promise<ClaimedHere>;
+  handle(handler: JobHandler<Payload, Handover>): Record<string, JobHandler>;
 }
 
-export function jobKind<Payload extends Record<string, unknown>>(kind: string): JobKind<Payload> {
+export function jobKind<Payload extends Record<string, unknown>, Handover = never>(kind: string): JobKind<Payload, Handover> {
   return {
     kind,
     enqueue: (db, payload, options) => enqueueJob(db, kind, payload, options),
-    enqueueHere: (worker, db, payload, alongside) => worker.enqueueHere(db, kind, payload, alongside),
+    enqueueHere: (worker, db, payload, alongside, handover) => worker.enqueueHere(db, kind, payload, alongside, handover),
     handle: (handler) => ({ [kind]: handler as JobHandler }),
   };
 }
@@ -130,7 +135,7 @@ export interface JobWorker {
    * worker is woken and none takes it. Once the transaction has committed, `run()` runs it here; if this
    * process dies first (or never calls it), the lease passes and any worker runs it, as after a crash mid-run.
    */
-  enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>, alongside?: SQL[]): Promise<ClaimedHere>;
+  enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>, alongside?: SQL[], handover?: unknown): Promise<ClaimedHere>;
   /** Look for due jobs now instead of at the next poll. */
   wake(): void;
   /** Claim and run every due job once; resolves when they are done. */
@@ -216,12 +221,12 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
     return { lost: lost.signal, stop: () => clearInterval(timer) };
   }
 
-  async function runOne(job: ClaimedJob): Promise<void> {
+  async function runOne(job: ClaimedJob, handedOver?: unknown): Promise<void> {
     const id = Number(job.id);
     const { attempts } = job;
     const lease = keepLease(id, attempts);
     try {
-      await handlers[job.kind](job.payload, { id, attempts, lastAttempt: attempts >= job.max_attempts, lost: lease.lost });
+      await handlers[job.kind](job.payload, { id, attempts, lastAttempt: attempts >= job.max_attempts, lost: lease.lost, handedOver });
       lease.stop();
       if (job.key === null) finish(id, attempts);
       else await database.db.execute(sql`DELETE FROM jobs WHERE id = ${id} AND attempts = ${attempts}`);
@@ -248,7 +253,7 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
         await flushFinished();
         return total;
       }
-      await Promise.all(claimed.map(runOne));
+      await Promise.all(claimed.map((job) => runOne(job)));
       total += claimed.length;
     }
   }
@@ -288,7 +293,7 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
   }
   schedule();
 
-  async function enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>, alongside?: SQL[]): Promise<ClaimedHere> {
+  async function enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>, alongside?: SQL[], handover?: unknown): Promise<ClaimedHere> {
     if (!handlers[kind]) throw new Error(`no handler for ${kind} jobs`);
     // A stopped worker runs nothing: the job is queued for any process to take at once.
     if (stopped) {
@@ -303,7 +308,7 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
       run() {
         // Stopped since: the job is handed back for any process to take at once.
         if (stopped) return release(claimed.id);
-        const run = runOne(claimed)
+        const run = runOne(claimed, handover)
           .catch((error) => log.error({ err: error, job: claimed.id, kind }, 'job run failed'))
           .finally(() => runningHere.delete(run));
         runningHere.add(run);

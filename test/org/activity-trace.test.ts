@@ -129,6 +129,9 @@ capabilities:
     });
     expect(byKind('connector.called')).toMatchObject({ details: { connector: 'webhook', outcome: 'succeeded', http_status: 200 } });
     expect(byKind('operation.succeeded')).toMatchObject({ person_id: ownerId, client_id: actor.connected.clientId, capability_id: capability.wire_money });
+    // Started in the calling process, the run moves the operation from the row its start wrote (handed over, not read).
+    const about = { person_id: ownerId, client_id: actor.connected.clientId, capability_id: capability.wire_money, space_id: spaceId, agent_id: byKind('gate.verdict').agent_id };
+    expect(byKind('operation.running')).toMatchObject({ ...about, subject: paused.operation_id, details: { operation_kind: 'capability', status: 'running' } });
   });
 
   it('records a decision denied in the inbox as resolved there, by the person', async () => {

@@ -133,6 +133,16 @@ rules:
     expect((await actor.callError('execute_capability', { capability_id: 'cap_nope', input: {}, space_id: spaceId })).code).toBe('not_found');
   });
 
+  it('refuses a client no longer connected as an agent, before looking for the capability', async () => {
+    const lapsed = await connectOrgMcp(org, { scopes: ACTING_SCOPES, clientName: 'Lapsed client' });
+    await org.service.database.rows(sql`DELETE FROM agents WHERE kind = 'client' AND client_id = ${lapsed.connected.clientId}`);
+    for (const capabilityId of [capability.notify_team, 'cap_nope']) {
+      const refused = await lapsed.callError('execute_capability', { capability_id: capabilityId, input: { text: 'hi' }, space_id: spaceId });
+      expect(refused).toMatchObject({ code: 'forbidden', message: expect.stringContaining('not connected as an agent') });
+    }
+    await lapsed.close();
+  });
+
   it('a dry run answers the verdict only and does nothing', async () => {
     const before = await org.service.database.rows(sql`SELECT count(*)::int AS n FROM operations`);
     const answer = await execute({ amount: 5000 }, 'wire_money', { dry_run: true });

@@ -16,6 +16,7 @@ import { orgErrors } from '../errors.js';
 import { id, jsonObject, jsonValue, text } from '../fields.js';
 import { searchMemory } from '../memory/search.js';
 import { executeCapability } from '../capabilities/execute.js';
+import { findCapability } from '../capabilities/catalogue.js';
 import { withIdempotencyKey } from '../operations/idempotency.js';
 import { awaitOperation, findOperation, operationRecord, runStartedHere, startingHere, toOperationRecord, type OperationRecord } from '../operations/operations.js';
 import { SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
@@ -159,10 +160,10 @@ export function registerAgentApi(app: HttpServer, ctx: OrgContext): void {
           // DESIGN 4.4: the same gate as for a client, with this agent's autonomy and budget; the work belongs to
           // the person the operation is for. Keys are this agent's own (operations/idempotency.ts).
           const keyed = { personId: operation.personId, clientId: `agent:${operation.agentId}`, key, tool: 'execute_capability', args: { capabilityId, input, spaceId, dryRun } };
-          const execute = { capabilityId, input, spaceId, dryRun, agentId: operation.agentId!, personId: operation.personId, clientId: null };
+          const execute = { input, spaceId, dryRun, agentId: operation.agentId!, personId: operation.personId, clientId: null };
           const { value: produced, started } = await startingHere(() =>
             withIdempotencyKey(ctx.db, keyed, async (tx) => {
-              const outcome = await executeCapability(ctx, tx, execute);
+              const outcome = await executeCapability(ctx, tx, { ...execute, capability: await findCapability(tx, capabilityId) });
               return 'dryRun' in outcome ? { result: { dry_run: true, verdict: outcome.dryRun } } : { operationId: outcome.operationId };
             }),
           );

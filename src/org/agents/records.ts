@@ -6,7 +6,7 @@
 import { and, asc, eq, inArray, ne, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { SecretResolver } from '../../config.js';
-import type { Queryable } from '../../platform/database.js';
+import { hotStatement, type Queryable } from '../../platform/database.js';
 import { usageOfAgents, usageRecord } from './usage.js';
 import { orgErrors } from '../errors.js';
 import { newId } from '../ids.js';
@@ -170,9 +170,12 @@ export async function namesOfClients(db: Queryable, clientIds: readonly string[]
 }
 
 export async function findAgent(db: Queryable, id: string): Promise<AgentRow | undefined> {
-  const [row] = await db.select().from(agents).where(eq(agents.id, id));
+  const [row] = await selectAgent(db, { id });
   return row;
 }
+
+/** Read on every message_agent call and every delivery attempt. */
+const selectAgent = hotStatement('find_agent', (db) => db.select().from(agents).where(eq(agents.id, sql.placeholder('id'))));
 
 /** DESIGN 4.2: `delivery: { kind: webhook, url, secret_env }`, as the organization file stored it. */
 const webhookDelivery = z.object({ kind: z.literal('webhook'), url: z.string().url(), secret_env: z.string().optional() });

@@ -24,12 +24,12 @@ import { operations } from '../schema.js';
 import { checkCapabilityInput } from './input-schema.js';
 import { announceBudgetCrossing, budgetSql, chargeAgentStatement, usageMonth } from '../agents/usage.js';
 import { type OperationOf, defineOperationKind } from '../operations/kinds.js';
-import { inputSchemaOf, findCapability, type AgentRow, type CapabilityRow } from './catalogue.js';
+import { inputSchemaOf, type AgentRow, type CapabilityRow } from './catalogue.js';
 import { gateSubjects, decideAndCharge, evaluateGate, loadGateSubject } from './gate-inputs.js';
 import { findDecision } from '../decisions/states.js';
 
 export interface ExecuteRequest {
-  capabilityId: string;
+  capability: CapabilityRow;
   input: Record<string, unknown>;
   spaceId: string;
   dryRun: boolean;
@@ -47,7 +47,7 @@ export async function executeCapability(
   db: Queryable,
   request: ExecuteRequest,
 ): Promise<{ dryRun: GateVerdict } | { operationId: string }> {
-  const capability = await findCapability(db, request.capabilityId);
+  const { capability } = request;
   checkCapabilityInput(inputSchemaOf(capability), request.input);
   if (request.dryRun) {
     const subject = await loadGateSubject(db, capability.id, request.agentId);

@@ -3,8 +3,8 @@
  * loads what it weighs — the capability, the acting agent, its spending this month, every rule — stores each
  * verdict with the inputs it was decided on, and charges an allowed action within the agent's budget.
  */
-import { and, eq, sql } from 'drizzle-orm';
-import { queryRows, type Queryable } from '../../platform/database.js';
+import { and, eq, sql, type Placeholder } from 'drizzle-orm';
+import { hotStatement, queryRows, type Queryable } from '../../platform/database.js';
 import { activityStatement, type NewActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { decide, type GateInputs, type GateRule, type GateVerdict } from '../gate/index.js';
@@ -16,13 +16,31 @@ import { toCapabilityRecord, capabilityRecord, findCapability, type CapabilityRo
 
 /** DESIGN 4.1: the acting agent of a client's call is the client's own agent (one per client and person). */
 export async function clientAgent(db: Queryable, personId: string, clientId: string): Promise<AgentRow> {
-  const [row] = await db
-    .select()
-    .from(agents)
-    .where(and(eq(agents.kind, 'client'), eq(agents.clientId, clientId), eq(agents.responsiblePersonId, personId)));
-  if (!row) throw orgErrors.forbidden('this client is not connected as an agent of the organization: connect it again through consent');
+  const [row] = await db.select().from(agents).where(clientAgentOf(personId, clientId));
+  if (!row) throw notConnected();
   return row;
 }
+
+/** `clientAgent` and `findCapability` in one read, refused as they are, in that order. */
+export async function clientAgentAndCapability(db: Queryable, caller: { personId: string; clientId: string }, capabilityId: string): Promise<{ agent: AgentRow; capability: CapabilityRow }> {
+  const [row] = await selectClientAgentAndCapability(db, { ...caller, capabilityId });
+  if (!row) throw notConnected();
+  if (!row.capability) throw orgErrors.notFound('capability');
+  return { agent: row.agent, capability: row.capability };
+}
+
+/** Read on every execute_capability call. */
+const selectClientAgentAndCapability = hotStatement('client_agent_and_capability', (db) =>
+  db
+    .select({ agent: agents, capability: capabilities })
+    .from(agents)
+    .leftJoin(capabilities, eq(capabilities.id, sql.placeholder('capabilityId')))
+    .where(clientAgentOf(sql.placeholder('personId'), sql.placeholder('clientId'))),
+);
+
+const clientAgentOf = (personId: string | Placeholder, clientId: string | Placeholder) => and(eq(agents.kind, 'client'), eq(agents.clientId, clientId), eq(agents.responsiblePersonId, personId));
+
+const notConnected = () => orgErrors.forbidden('this client is not connected as an agent of the organization: connect it again through consent');
 
 export function gateSubjects(capability: CapabilityRow, agent: AgentRow) {
   return {

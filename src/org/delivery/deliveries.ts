@@ -73,13 +73,13 @@ export const taskAnswerHandlers = (ctx: OrgContext) =>
 /**
  * The first delivery of an operation, made by its runner and attempted at once in this process. It is created
  * with its first attempt, once: a runner that runs again after a crash finds it, and leaves the attempts to
- * its queued job.
+ * its queued job. `agent`: the operation's agent as the run's starter read it, when it was handed over.
  */
-export async function deliverOperation(ctx: OrgContext, operation: OperationRow, type: DeliveryType, content: DeliveryContent): Promise<void> {
+export async function deliverOperation(ctx: OrgContext, operation: OperationRow, type: DeliveryType, content: DeliveryContent, agent?: AgentRow): Promise<void> {
   const id = `msg_${operation.id.slice(operation.id.indexOf('_') + 1)}`;
   const now = new Date().toISOString();
   const draft: DeliveryRow = { id, operationId: operation.id, type, content, status: 'pending', attempts: 0, firstAttemptAt: null, lastError: null, createdAt: now, updatedAt: now };
-  await attempt(ctx, draft, operation, { first: true });
+  await attempt(ctx, draft, operation, { first: true, agent });
 }
 
 /** The queue handler of delivery attempts. */
@@ -104,14 +104,14 @@ export async function attemptDelivery(ctx: OrgContext, deliveryId: string, job?:
  * One attempt. `first`: `delivery` is not stored yet, and is stored with this attempt (nothing is attempted
  * when an earlier run of the runner stored it already).
  */
-async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, options: { job?: JobInfo; first?: boolean } = {}): Promise<void> {
+async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, options: { job?: JobInfo; first?: boolean; agent?: AgentRow } = {}): Promise<void> {
   const windowSeconds = ctx.config.delivery?.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
   const timeoutSeconds = ctx.config.delivery?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   if (delivery.firstAttemptAt && Date.parse(toIso(delivery.firstAttemptAt)) + windowSeconds * 1000 <= Date.now()) {
     return giveUp(ctx, delivery, operation, `${delivery.lastError ?? 'the agent could not be reached'}; gave up after ${delivery.attempts} attempts`);
   }
 
-  const agent = operation.agentId ? await findAgent(ctx.db, operation.agentId) : undefined;
+  const agent = options.agent ?? (operation.agentId ? await findAgent(ctx.db, operation.agentId) : undefined);
   let target;
   try {
     if (!agent) throw orgErrors.notFound('agent');

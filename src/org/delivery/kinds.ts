@@ -7,13 +7,15 @@ import { z } from 'zod';
 import { defineOperationKind } from '../operations/kinds.js';
 import { getTaskForAgent } from '../tasks/agent.js';
 import { taskOperationInput } from '../tasks/records.js';
+import type { AgentRow } from '../agents/records.js';
 import { deliverOperation } from './deliveries.js';
 
-export const messageKind = defineOperationKind({
+/** Held: the agent message_agent read to check it can be messaged, so the first attempt need not read it again. */
+export const messageKind = defineOperationKind<{ text: string }, AgentRow>({
   kind: 'message',
   input: z.object({ text: z.string() }),
-  async run(ctx, operation) {
-    await deliverOperation(ctx, operation, 'message', { text: operation.input.text });
+  async run(ctx, operation, agent) {
+    await deliverOperation(ctx, operation, 'message', { text: operation.input.text }, agent);
     return { status: 'running' };
   },
 });

@@ -50,6 +50,7 @@ export const agentTools = [
         agentId: agent.id,
         spaceId: space_id,
         input: { text },
+        held: agent,
       });
     },
   }),

@@ -7,7 +7,7 @@ import { executeCapability } from '../capabilities/execute.js';
 import { operationRecord } from '../operations/operations.js';
 import { id, jsonObject, text } from '../fields.js';
 import { defineOrgTool } from './tools.js';
-import { describedCapability, clientAgent, describeCapability } from '../capabilities/gate-inputs.js';
+import { describedCapability, clientAgentAndCapability, describeCapability } from '../capabilities/gate-inputs.js';
 import { listCapabilities, capabilityRecord, gateVerdictRecord } from '../capabilities/catalogue.js';
 
 const capabilityId = id();
@@ -72,11 +72,12 @@ export const capabilityTools = [
       })
       .strict(),
     output: executeOutput,
+    startsNothing: ({ dry_run }) => dry_run,
     annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
     async run({ capability_id, input, space_id, dry_run }, { ctx, principal, db }) {
-      const agent = await clientAgent(db, principal.personId, principal.clientId);
+      const { agent, capability } = await clientAgentAndCapability(db, principal, capability_id);
       const started = await executeCapability(ctx, db, {
-        capabilityId: capability_id,
+        capability,
         input,
         spaceId: space_id,
         dryRun: dry_run,

@@ -29,7 +29,7 @@ import type { OrgContext } from '../context.js';
 import { orgErrors } from '../errors.js';
 import { id } from '../fields.js';
 import { withIdempotencyKey, type Produced } from '../operations/idempotency.js';
-import { awaitOperation, operationRecord, runStartedHere, startingHere } from '../operations/operations.js';
+import { awaitOperation, enteredAtStart, operationRecord, runStartedHere, startingHere } from '../operations/operations.js';
 import type { Changed } from '../../auth/index.js';
 import type { Change } from '../../platform/changes.js';
 import { cachedOrgRead } from '../read-cache.js';
@@ -89,9 +89,15 @@ export interface WorkTool<Input extends z.ZodObject> extends ToolBase<Input> {
   effect: 'work';
   /**
    * Starts the operation in `call.db` and returns its id — or, for a call that starts nothing (a dry run),
-   * `{ result }`, returned as it is. It runs in the call's transaction, as a write tool does.
+   * `{ result }`, returned as it is. It runs in the call's transaction when there is one (see `startsNothing`).
    */
   run(args: z.output<Input>, call: OrgToolCall): Promise<string | { result: unknown }>;
+  /**
+   * True for a call that starts nothing (a dry run). A call that starts an operation writes once — the start,
+   * with the call's `tool.called` entry — so without an idempotency key it runs outside a transaction; one that
+   * starts nothing writes what it found and its entry, in a transaction.
+   */
+  startsNothing?: (args: z.output<Input>) => boolean;
   /** The result's schema when `run` may answer without an operation; it must accept the operation record too. */
   output?: z.ZodObject;
 }
@@ -161,12 +167,15 @@ async function runTool(definition: OrgToolDefinition, args: Record<string, unkno
     const outcome = await definition.run(own, { ...call, db, changed: (change) => void changes.push(change) });
     const produced: Produced =
       definition.effect !== 'work' ? { result: outcome } : typeof outcome === 'string' ? { operationId: outcome } : (outcome as { result: unknown });
-    await recordActivity(db, toolActivity(definition.name, own, principal, produced));
+    if (!('operationId' in produced && enteredAtStart(produced.operationId))) await recordActivity(db, toolActivity(definition.name, own, principal, produced));
     if (changes.length > 0) await ctx.changes.announce(db, changes);
     return produced;
   };
   // The call's writes and its activity entry commit together; a replayed key produces (and records) nothing.
-  const { value: produced, started } = await startingHere(() => withIdempotencyKey(ctx.db, keyed, produce));
+  // A work call that starts an operation writes once (WorkTool `startsNothing`): without a key, no transaction.
+  const writesOnce = definition.effect === 'work' && key === undefined && !definition.startsNothing?.(own);
+  const calledEntry = (operationId: string) => toolActivity(definition.name, own, principal, { operationId });
+  const { value: produced, started } = await startingHere(() => (writesOnce ? produce(ctx.db) : withIdempotencyKey(ctx.db, keyed, produce)), { calledEntry });
   // Committed: this process's caches hear of it before the call answers (platform/changes.ts `transact`).
   if (changes.length > 0) ctx.changes.deliver(changes);
   // Committed: what the call started runs here while the caller waits (none for a replayed key).

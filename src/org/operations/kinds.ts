@@ -13,30 +13,34 @@ import type { OperationKind, OperationRow } from './states.js';
 /** A stored operation whose input its kind's schema has read. */
 export type OperationOf<Input> = Omit<OperationRow, 'input'> & { input: Input };
 
-export interface OperationKindDefinition<Input extends Record<string, unknown>> {
+export interface OperationKindDefinition<Input extends Record<string, unknown>, Held> {
   kind: OperationKind;
   input: z.ZodType<Input>;
-  /** Runs the work. Called again after a crash or a resume, so it must be safe to repeat. */
-  run(ctx: OrgContext, operation: OperationOf<Input>): Promise<RunnerOutcome>;
+  /**
+   * Runs the work. Called again after a crash or a resume, so it must be safe to repeat. `held`: what its start
+   * handed over, on the run in the process that started it; any other run reads it.
+   */
+  run(ctx: OrgContext, operation: OperationOf<Input>, held?: Held): Promise<RunnerOutcome>;
 }
 
-export interface DefinedKind<Input extends Record<string, unknown>> extends RegisteredKind {
+export interface DefinedKind<Input extends Record<string, unknown>, Held = never> extends RegisteredKind {
   input: z.ZodType<Input>;
   /** Writes the queued operation of this kind and its job in `db`; returns the operation's id. */
-  start(ctx: OrgContext, db: Queryable, start: Omit<NewOperation, 'kind' | 'input'> & { input: Input }): Promise<string>;
+  start(ctx: OrgContext, db: Queryable, start: Omit<NewOperation, 'kind' | 'input' | 'held'> & { input: Input; held?: Held }): Promise<string>;
 }
 
-export function defineOperationKind<Input extends Record<string, unknown>>(definition: OperationKindDefinition<Input>): DefinedKind<Input> {
+export function defineOperationKind<Input extends Record<string, unknown>, Held = never>(definition: OperationKindDefinition<Input, Held>): DefinedKind<Input, Held> {
   const { kind, input } = definition;
   return {
     kind,
     input,
     start: (ctx, db, start) => startOperation(ctx, db, { ...start, kind }),
-    async runStored(ctx, operation) {
+    async runStored(ctx, operation, held) {
       // Written by `start` from a value of the same schema: a row that no longer parses was changed by hand.
       const parsed = input.safeParse(operation.input);
       if (!parsed.success) return { status: 'failed', error: failure('internal_error', `the stored input of this ${kind} operation is not valid`) };
-      return definition.run(ctx, { ...operation, input: parsed.data });
+      // What `start` handed over is of this kind's `Held` (the engine carries it unread).
+      return definition.run(ctx, { ...operation, input: parsed.data }, held as Held | undefined);
     },
   };
 }

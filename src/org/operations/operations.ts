@@ -90,7 +90,8 @@ export type RunnerOutcome = (
 /** What the engine knows of a kind (kinds.ts): its name, and how to run a stored operation of it. */
 export interface RegisteredKind {
   kind: OperationKind;
-  runStored(ctx: OrgContext, operation: OperationRow): Promise<RunnerOutcome>;
+  /** `held`: what the start handed its run in this process (`NewOperation.held`); absent on any other run. */
+  runStored(ctx: OrgContext, operation: OperationRow, held?: unknown): Promise<RunnerOutcome>;
 }
 
 export interface NewOperation {
@@ -100,26 +101,50 @@ export interface NewOperation {
   agentId?: string | null;
   spaceId?: string | null;
   input: Record<string, unknown>;
+  /**
+   * What the starter read that the run needs too (the agent a message goes to), handed to the run when it runs
+   * in this process (`startingHere`); a run anywhere else reads it.
+   */
+  held?: unknown;
 }
 
-const runOperation = jobKind<{ operation_id: string }>('org.operation');
+/** Started here, the run is handed the queued row its start wrote (no read of what was just written). */
+const runOperation = jobKind<{ operation_id: string }, { written: OperationRow; held: unknown }>('org.operation');
 
 /**
  * Work started by a caller that waits for it (a tool with `wait_seconds`, the agent API) runs in the process
  * that started it, right after the start commits, rather than in whichever worker a notification wakes first:
  * its job is enqueued already claimed here (platform/jobs.ts `enqueueHere`). `startingHere` collects what
- * `work` starts; the caller runs it with `runStartedHere` once what `work` wrote has committed.
+ * `work` starts; the caller runs it with `runStartedHere` once what `work` wrote has committed. `calledEntry`:
+ * the caller's own entry about the call (a tool's `tool.called`), written in the statement of the first
+ * operation `work` starts, after its `operation.started` (`enteredAtStart` says whether it was).
  */
-const startedHere = new AsyncLocalStorage<{ started: ClaimedHere[]; open: boolean }>();
+interface StartingHere {
+  started: ClaimedHere[];
+  open: boolean;
+  calledEntry?: (operationId: string) => NewActivity;
+  /** The operation whose start wrote `calledEntry`. */
+  enteredWith?: string;
+}
 
-export async function startingHere<T>(work: () => Promise<T>): Promise<{ value: T; started: ClaimedHere[] }> {
-  const collecting = { started: [] as ClaimedHere[], open: true };
+const startedHere = new AsyncLocalStorage<StartingHere>();
+
+export async function startingHere<T>(
+  work: () => Promise<T>,
+  { calledEntry }: { calledEntry?: (operationId: string) => NewActivity } = {},
+): Promise<{ value: T; started: ClaimedHere[] }> {
+  const collecting: StartingHere = { started: [], open: true, calledEntry };
   try {
     return { value: await startedHere.run(collecting, work), started: collecting.started };
   } finally {
     // Something `work` left running that starts an operation later is queued as any other.
     collecting.open = false;
   }
+}
+
+/** Inside `startingHere`'s work: whether the start of `operationId` wrote the caller's `calledEntry`. */
+export function enteredAtStart(operationId: string): boolean {
+  return startedHere.getStore()?.enteredWith === operationId;
 }
 
 /** Runs what `startingHere` collected; resolves when all of it has run, undefined when there is nothing. */
@@ -129,11 +154,13 @@ export function runStartedHere(started: ClaimedHere[]): Promise<void> | undefine
 }
 
 /**
- * Writes the queued operation, its job and its `operation.started` entry in `db`, in one statement;
+ * Writes the queued operation, its job and its `operation.started` entry (then the caller's `calledEntry`, see
+ * `startingHere`) in `db`, in one statement;
  * returns the operation's id (kinds.ts `start`). The operation keeps the current trace, which its runs and
  * deliveries carry on.
  */
-export async function startOperation(ctx: OrgContext, db: Queryable, start: NewOperation): Promise<string> {
+export async function startOperation(ctx: OrgContext, db: Queryable, request: NewOperation): Promise<string> {
+  const { held, ...start } = request;
   const queued = {
     id: newId('op'),
     kind: start.kind,
@@ -145,11 +172,18 @@ export async function startOperation(ctx: OrgContext, db: Queryable, start: NewO
     input: start.input,
     traceparent: currentTraceparent() ?? null,
   };
-  const alongside = [db.insert(operations).values(queued).getSQL(), activityStatement({ entries: [operationActivity({ ...queued, error: null, decisionId: null }, 'operation.started')] })];
-  const payload = { operation_id: queued.id };
+  // The row as this statement writes it (its times are the database's; only the run's start reads this copy).
+  const now = new Date().toISOString();
+  const written: OperationRow = { ...queued, progress: [], result: null, error: null, decisionId: null, createdAt: now, updatedAt: now, finishedAt: null, chargedAt: null };
   const here = startedHere.getStore();
-  if (here?.open) here.started.push(await runOperation.enqueueHere(ctx.jobs, db, payload, alongside));
-  else await runOperation.enqueue(db, payload, { alongside });
+  const called = here?.open && here.calledEntry && here.enteredWith === undefined ? here.calledEntry(queued.id) : undefined;
+  const entries = [operationActivity(written, 'operation.started'), ...(called ? [called] : [])];
+  const alongside = [db.insert(operations).values(queued).getSQL(), activityStatement({ entries })];
+  const payload = { operation_id: queued.id };
+  if (here?.open) {
+    here.started.push(await runOperation.enqueueHere(ctx.jobs, db, payload, alongside, { written, held }));
+    if (called) here.enteredWith = queued.id;
+  } else await runOperation.enqueue(db, payload, { alongside });
   return queued.id;
 }
 
@@ -343,20 +377,21 @@ export function toOperationRecord(row: OperationRow): OperationRecord {
 export function operationJobHandlers(ctx: OrgContext, kinds: readonly RegisteredKind[]): Record<string, JobHandler> {
   const byName = new Map(kinds.map((kind) => [kind.kind, kind]));
   return runOperation.handle(async ({ operation_id: id }, job) => {
-    const operation = await startStored(ctx.db, id);
+    const operation = await startStored(ctx.db, id, job.handedOver?.written);
     // Paused, settled, or moved on by another process: nothing to run.
     if (operation?.status !== 'running') return;
     // The run is part of the trace of the request that started the operation (DESIGN 4.6).
-    await withTraceparent(operation.traceparent, () => runOperationNow(ctx, byName, operation, job));
+    await withTraceparent(operation.traceparent, () => runOperationNow(ctx, byName, operation, job, job.handedOver?.held));
   });
 }
 
 /**
  * Moves a queued operation to running and returns it; any other (a resumed operation is running already) is
- * returned as it stands. Read first, so that the move is one statement with its activity entry.
+ * returned as it stands. Read first — unless `queued`, the row as its start wrote it, was handed over — so that
+ * the move is one statement with its activity entry.
  */
-async function startStored(db: Queryable, id: string): Promise<OperationRow | undefined> {
-  const stored = await findOperation(db, id);
+async function startStored(db: Queryable, id: string, queued?: OperationRow): Promise<OperationRow | undefined> {
+  const stored = queued ?? (await findOperation(db, id));
   if (stored?.status !== 'queued') return stored;
   return moveOperation(db, { held: stored }, 'start').catch(async (error) =>
     isAppError(error) && error.code === 'invalid_state' ? findOperation(db, id) : Promise.reject(error),
@@ -364,12 +399,12 @@ async function startStored(db: Queryable, id: string): Promise<OperationRow | un
 }
 
 /** Runs the kind's runner on a running operation and applies its outcome. */
-async function runOperationNow(ctx: OrgContext, byName: Map<OperationKind, RegisteredKind>, operation: OperationRow, job: JobInfo): Promise<void> {
+async function runOperationNow(ctx: OrgContext, byName: Map<OperationKind, RegisteredKind>, operation: OperationRow, job: JobInfo, held: unknown): Promise<void> {
   const kind = byName.get(operation.kind);
   let outcome: RunnerOutcome;
   try {
     outcome = kind
-      ? await kind.runStored(ctx, operation)
+      ? await kind.runStored(ctx, operation, held)
       : { status: 'failed', error: failure('internal_error', `no runner for ${operation.kind} operations`) };
   } catch (error) {
     if (!job.lastAttempt) throw error;
