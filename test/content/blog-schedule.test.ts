@@ -2,7 +2,7 @@
  * Scheduled publishing (DESIGN 3, 6): a scheduled post publishes itself at its time, exactly once — also
  * with two content services on one PostgreSQL database, and when the publish job runs twice at once.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { publishDuePost } from '../../src/content/blog/publish-job.js';
 import { activity, blogPosts } from '../../src/content/schema.js';
@@ -72,9 +72,13 @@ describe.each(engines)('scheduled publishing on %s', (engine) => {
     const first = await start({ database, jobPollMs: 3_600_000 });
     const second = engine === 'postgres' ? await start({ database, jobPollMs: 3_600_000 }) : first;
 
-    const slug = await schedule(first, 'Raced publication', new Date(Date.now() + 300));
-    const [{ id }] = await first.service.ctx.db.select({ id: blogPosts.id }).from(blogPosts).where(eq(blogPosts.slug, slug));
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Scheduled well ahead (a busy machine may take longer than a short delay to schedule it), then made due.
+    const slug = await schedule(first, 'Raced publication', new Date(Date.now() + 60_000));
+    const [{ id }] = await first.service.ctx.db
+      .update(blogPosts)
+      .set({ publishAt: sql`now() - interval '1 second'` })
+      .where(eq(blogPosts.slug, slug))
+      .returning({ id: blogPosts.id });
 
     const results = await Promise.all([publishDuePost(first.service.ctx, id), publishDuePost(second.service.ctx, id)]);
     expect(results.filter(Boolean)).toHaveLength(1);
