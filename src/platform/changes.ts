@@ -11,7 +11,8 @@
  *
  * The writing process does not wait for its own notification to come back: `transact` hands the changes to
  * this process's subscribers right after the commit, before the write's response is sent, so a client always
- * reads its own writes; the echo is then skipped by its origin id.
+ * reads its own writes; the echo is then skipped by its origin id. Another process hears it a moment later; one
+ * that must not serve a request from memory before hearing what committed before it waits for `caughtUp()`.
  *
  * While the LISTEN connection is down nobody would hear a change, so the feed is not `live`: subscribers are
  * told to `reset` (drop everything) when the connection is lost and again once it is back (changes made in
@@ -85,6 +86,19 @@ export class ChangeFeed {
   subscribe(subscriber: ChangeSubscriber): () => void {
     this.subscribers.add(subscriber);
     return () => this.subscribers.delete(subscriber);
+  }
+
+  /**
+   * Resolves once this process has heard every change committed before the call, on every engine: call it before
+   * serving a request from what a change would have dropped, where a change made by another process must be seen
+   * at once (a revoked token, an ended session). It costs a round trip on the LISTEN connection, shared by all who
+   * ask at the same time (database.ts). When the feed is not live it resolves at once: caches serve nothing then.
+   */
+  async caughtUp(): Promise<void> {
+    const listening = this.listening;
+    if (!listening || !this.isLive) return;
+    // A failed round trip reports the connection lost, which drops every cache (`lost`): nothing stale is served.
+    await listening.caughtUp().catch(() => {});
   }
 
   /** Queues the notification in the caller's transaction: sent to every process on commit, never on rollback. */

@@ -79,6 +79,11 @@ export interface ListenHandlers {
 }
 
 export interface Listening {
+  /**
+   * Resolves once every notification committed before the call has been handed to `notify`: a round trip on the
+   * listening connection (see `listenPostgres`). Rejects, after reporting `lost`, when that connection fails.
+   */
+  caughtUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -183,10 +188,11 @@ function embeddedDatabase(client: PGlite, db: Db, config: DatabaseConfig, lock: 
     engine: 'pglite',
     schema: config.schema,
     rows: (query) => queryRows(db, query),
-    // One in-process connection: notifications arrive as its transactions commit, and it is never lost.
+    // One in-process connection: notifications arrive as its transactions commit, and it is never lost. It
+    // serves one process, which hears its own changes as it commits them (changes.ts), so it is always caught up.
     async listen(channel, handlers) {
       const unlisten = await client.listen(channel, handlers.notify);
-      return { close: () => unlisten() };
+      return { caughtUp: async () => {}, close: () => unlisten() };
     },
     maintain: async () => void (await client.exec('VACUUM ANALYZE')),
     pool: () => ({ total: 1, idle: 1, waiting: 0 }),
@@ -334,13 +340,50 @@ async function listenPostgres(url: string, schema: string, channel: string, hand
   state = 'open';
   heartbeat = setInterval(() => client.query('SELECT 1').catch(fail), LISTEN_HEARTBEAT_MS);
   heartbeat.unref();
+  const fence = coalescedFence(() => client.query('SELECT 1').then(() => undefined, (error: Error) => (fail(error), Promise.reject(error))));
   return {
+    caughtUp: fence,
     async close() {
       if (state === 'closed') return;
       state = 'closed';
       clearInterval(heartbeat);
       await client.end().catch(() => {});
     },
+  };
+}
+
+/**
+ * "Caught up" on a LISTEN connection is one round trip on it. A committing transaction signals every backend
+ * listening in its database before its COMMIT is answered (PostgreSQL's async.c, SignalBackends), and a backend
+ * sends the notifications it was signalled for before the ReadyForQuery of the next statement it runs
+ * (postgres.c: "if any notifies were received during the just-finished transaction, they'll be seen by the
+ * client before ReadyForQuery is"). node-postgres emits each notification as it parses it, so by the time a
+ * `SELECT 1` sent after that commit resolves, its notification has been handed on.
+ *
+ * Callers share round trips: whoever asks while one is on its way waits for the next one, which all of them
+ * share (the one on its way may have been sent before their reason to ask committed). So at most two are
+ * outstanding, however many requests ask.
+ */
+function coalescedFence(roundTrip: () => Promise<void>): () => Promise<void> {
+  let sent: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
+  const send = (): Promise<void> => {
+    const trip = roundTrip();
+    sent = trip;
+    void trip.finally(() => {
+      if (sent === trip) sent = undefined;
+    }).catch(() => {});
+    return trip;
+  };
+  return () => {
+    if (next) return next;
+    if (!sent) return send();
+    const following = sent.catch(() => {}).then(() => {
+      if (next === following) next = undefined;
+      return send();
+    });
+    next = following;
+    return following;
   };
 }
 

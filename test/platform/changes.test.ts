@@ -72,6 +72,22 @@ describe.each(engines)('change feed on %s', (engine) => {
     expect(heardHere).toHaveLength(1);
   });
 
+  it('has heard every change committed elsewhere before caughtUp() resolves, for every caller at once', async () => {
+    const heardThere = record(reader);
+    for (let n = 0; n < 25; n++) {
+      await transact(database.db, writer, async (_tx, changed) => changed({ kind: 'fence', key: `one-${n}` }));
+      await reader.caughtUp();
+      expect(heardThere.at(-1)).toEqual({ type: 'changed', changes: [{ kind: 'fence', key: `one-${n}` }] });
+    }
+    // Many callers at once share round trips, and each has heard what committed before it asked.
+    for (let n = 0; n < 5; n++) {
+      await transact(database.db, writer, async (_tx, changed) => changed({ kind: 'fence', key: `many-${n}` }));
+      const seen = await Promise.all(Array.from({ length: 40 }, async () => (await reader.caughtUp(), heardThere.length)));
+      expect(heardThere.at(-1)).toEqual({ type: 'changed', changes: [{ kind: 'fence', key: `many-${n}` }] });
+      expect(seen.every((count) => count === heardThere.length)).toBe(true);
+    }
+  });
+
   it('says nothing of a rolled-back change', async () => {
     const heardThere = record(reader);
     const heardHere = record(writer);

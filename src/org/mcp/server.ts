@@ -104,6 +104,10 @@ export function registerOrgMcp(app: HttpServer, ctx: OrgContext, options: OrgMcp
       hosts: { publicUrls: [ctx.config.publicUrl, ctx.config.authPublicUrl], bindHost: ctx.config.host },
       maxBatchLength: MAX_BATCH_LENGTH,
       async authenticate(request) {
+        // What this process keeps (verified tokens, sessions, spaces, settled operations) answers the request only
+        // once it has heard every change committed before it: a token revoked or a session ended on another
+        // process a moment ago is refused here too (DESIGN 6).
+        await ctx.changes.caughtUp();
         const principal = await authenticateBearer(ctx, request);
         principals.set(request, principal);
         return principal;
