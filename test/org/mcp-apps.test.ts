@@ -146,6 +146,8 @@ describe.each(engines)('MCP Apps (%s)', (engine) => {
       await person.getByRole('button', { name: 'Sign in' }).click();
       await person.waitForURL(host.links.at(-1)!);
       await person.getByRole('button', { name: 'Approve' }).click();
+      // Closing the page before the decision's answer arrives could cancel the form's POST on its way.
+      await expect.poll(() => person.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Wire money: approved');
     } finally {
       await person.close();
     }
