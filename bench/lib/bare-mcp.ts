@@ -3,24 +3,41 @@
  * and server per session kept in memory, with one tool (`constant`) answering a fixed text. What a service's
  * tool call reaches relative to this is what its own work costs (authentication, sessions, the domain read).
  *
+ * Given a PostgreSQL database and a webhook receiver, it also has a `work` tool: the least any durable action
+ * does — a row written before the action (so it is neither lost nor run twice after a crash), a signed POST to
+ * the receiver, the row updated with the outcome — two autocommitted statements on a pool of the org's size,
+ * and nothing else (no authorization, gate, budget, trail or queue). The floor of execute_capability.
+ *
  * Run as a child process: `startBareMcpServer(text)` in the parent; its endpoint is `POST /mcp`.
  */
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import Fastify, { type FastifyRequest } from 'fastify';
+import pg from 'pg';
+import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
 import { serveChild, startChild, type ChildServer } from './child.js';
 
 const thisFile = fileURLToPath(import.meta.url);
 
+/** Where the `work` tool records and whom it calls. */
+export interface BareWork {
+  /** A PostgreSQL URL and a scratch schema of the caller's, where the tool creates its table. */
+  url: string;
+  schema: string;
+  receiverUrl: string;
+}
+
 /** A bare SDK server whose `constant` tool answers `constant` (give it the bytes the compared tool answers). */
-export function startBareMcpServer(constant: string): Promise<ChildServer<null>> {
-  return startChild<null>(thisFile, { constant });
+export function startBareMcpServer(constant: string, work?: BareWork): Promise<ChildServer<null>> {
+  return startChild<null>(thisFile, { constant, work });
 }
 
 if (process.send && process.argv[1] === thisFile) {
-  serveChild<{ constant: string }, null>(async ({ constant }) => {
+  serveChild<{ constant: string; work?: BareWork }, null>(async ({ constant, work }) => {
+    const pool = work ? await openWorkPool(work) : undefined;
+    const webhook = new Webhook(Buffer.from('bare-work-secret').toString('base64'));
     const app = Fastify({ logger: false });
     const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
     app.post('/mcp', async (request, reply) => {
@@ -32,6 +49,24 @@ if (process.send && process.argv[1] === thisFile) {
         server.registerTool('constant', { description: 'Answers a constant', inputSchema: z.object({}) }, async () => ({
           content: [{ type: 'text', text: constant }],
         }));
+        if (pool && work) {
+          server.registerTool('work', { description: 'A durable action', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => {
+            const id = randomUUID();
+            await pool.query("INSERT INTO bare_work (id, input, status) VALUES ($1, $2, 'running')", [id, JSON.stringify({ text })]);
+            const body = JSON.stringify({ id, input: { text } });
+            const sentAt = new Date();
+            const answer = await fetch(work.receiverUrl, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)), 'webhook-signature': webhook.sign(id, sentAt, body) },
+              body,
+              signal: AbortSignal.timeout(10_000),
+            });
+            const result = await answer.text();
+            const status = answer.ok ? 'succeeded' : 'failed';
+            await pool.query('UPDATE bare_work SET status = $2, result = $3 WHERE id = $1', [id, status, result]);
+            return { content: [{ type: 'text', text: JSON.stringify({ id, status }) }], structuredContent: { id, status } };
+          });
+        }
         const created: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           enableJsonResponse: true,
@@ -43,8 +78,14 @@ if (process.send && process.argv[1] === thisFile) {
       return reply.send(await transport.handleRequest(toWebRequest(request), { parsedBody: request.body }));
     });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
-    return { url, info: null, close: () => app.close() };
+    return { url, info: null, close: async () => (await app.close(), await pool?.end()) };
   });
+}
+
+async function openWorkPool(work: BareWork): Promise<pg.Pool> {
+  const pool = new pg.Pool({ connectionString: work.url, max: 10, options: `-c search_path="${work.schema}"` });
+  await pool.query('CREATE TABLE IF NOT EXISTS bare_work (id text PRIMARY KEY, input jsonb NOT NULL, status text NOT NULL, result text, created_at timestamptz NOT NULL DEFAULT now())');
+  return pool;
 }
 
 function toWebRequest(request: FastifyRequest): Request {
