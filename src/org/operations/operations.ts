@@ -2,9 +2,10 @@
  * Operations (spec 3.4, DESIGN 4.4): work a tool started and a client follows with `get_operation`.
  *
  * Starting one writes the `queued` row and its job in one statement. A caller that waits for the work (a tool,
- * the agent API) runs it itself right after that commits, its job claimed as it was written (`startingHere`);
- * any other job goes to whichever process claims it first (platform/jobs.ts: `FOR UPDATE SKIP LOCKED`, leases).
- * The run moves the operation to `running` and hands it to the runner of its kind. A runner returns how the work stands — succeeded, failed, paused on a decision, or still
+ * the agent API) runs it itself right after that commits, its job claimed and the operation written `running` in
+ * that statement (`startingHere`); any other job goes to whichever process claims it first (platform/jobs.ts:
+ * `FOR UPDATE SKIP LOCKED`, leases), whose run moves the operation to `running`. The run hands it to the runner
+ * of its kind. A runner returns how the work stands — succeeded, failed, paused on a decision, or still
  * running elsewhere (an agent that answers later through the agent API) — and that outcome is applied with
  * `move()`. A process that dies mid-run leaves the job leased; when the lease passes another process runs it
  * again, so runners must be safe to repeat. The database announces every status change and every queued job
@@ -155,7 +156,7 @@ export function runStartedHere(started: ClaimedHere[]): Promise<void> | undefine
 
 /**
  * Writes the queued operation, its job and its `operation.started` entry (then the caller's `calledEntry`, see
- * `startingHere`) in `db`, in one statement;
+ * `startingHere`, and `operation.running` when it runs here) in `db`, in one statement;
  * returns the operation's id (kinds.ts `start`). The operation keeps the current trace, which its runs and
  * deliveries carry on.
  */
@@ -175,15 +176,22 @@ export async function startOperation(ctx: OrgContext, db: Queryable, request: Ne
   // The row as this statement writes it (its times are the database's; only the run's start reads this copy).
   const now = new Date().toISOString();
   const written: OperationRow = { ...queued, progress: [], result: null, error: null, decisionId: null, createdAt: now, updatedAt: now, finishedAt: null, chargedAt: null };
-  const here = startedHere.getStore();
-  const called = here?.open && here.calledEntry && here.enteredWith === undefined ? here.calledEntry(queued.id) : undefined;
-  const entries = [operationActivity(written, 'operation.started'), ...(called ? [called] : [])];
-  const alongside = [db.insert(operations).values(queued).getSQL(), activityStatement({ entries })];
   const payload = { operation_id: queued.id };
-  if (here?.open) {
-    here.started.push(await runOperation.enqueueHere(ctx.jobs, db, payload, alongside, { written, held }));
-    if (called) here.enteredWith = queued.id;
-  } else await runOperation.enqueue(db, payload, { alongside });
+  const here = startedHere.getStore();
+  if (!here?.open) {
+    const alongside = [db.insert(operations).values(queued).getSQL(), activityStatement({ entries: [operationActivity(written, 'operation.started')] })];
+    await runOperation.enqueue(db, payload, { alongside });
+    return queued.id;
+  }
+  // Run here right after the commit, its job claimed as it is written: the operation is written `running` with
+  // its `operation.running` entry (the `start` move, states.ts), so the run begins without a statement of its own.
+  // Should this process die first, the job's lease passes and any process runs it as after a crash mid-run.
+  const running: OperationRow = { ...written, status: 'running' };
+  const called = here.calledEntry && here.enteredWith === undefined ? here.calledEntry(queued.id) : undefined;
+  const entries = [operationActivity(written, 'operation.started'), ...(called ? [called] : []), operationActivity(running, 'operation.running')];
+  const alongside = [db.insert(operations).values({ ...queued, status: 'running' }).getSQL(), activityStatement({ entries })];
+  here.started.push(await runOperation.enqueueHere(ctx.jobs, db, payload, alongside, { written: running, held }));
+  if (called) here.enteredWith = queued.id;
   return queued.id;
 }
 
