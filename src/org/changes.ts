@@ -7,7 +7,7 @@ import { transact, type ChangeFeed } from '../platform/changes.js';
 import type { Db, Tx } from '../platform/database.js';
 import type { Changed } from '../auth/index.js';
 
-/** Announced by every write to people, the organization, spaces, their members or agents (no key). */
+/** Announced by every write to people, the organization, spaces, their members, agents or capabilities (no key). */
 export const ORG_DIRECTORY = 'org_directory';
 
 /** Announced by every memory write (memory/write.ts; no key): search results hold many items. */

@@ -135,6 +135,24 @@ describe.each(engines)('managing capabilities from the web on %s', (engine) => {
     expect((await activity('capability.updated')).slice(-2).map((entry) => entry.summary)).toEqual(['disabled the capability notify', 'enabled the capability notify']);
   });
 
+  it('checks the next execute_capability against the input schema as just edited (no process keeps the old one)', async () => {
+    const relay = { ...notify(), key: 'relay', webhook_url: `${m.receiver.url}/relay` };
+    expect((await submit(owner, '/capabilities/new', '/capabilities/new', relay)).status).toBe(200);
+    const row = await capabilityRow('relay');
+    const mcp = await connectOrgMcp(m.org, { clientName: 'Owner laptop' });
+    try {
+      // Refused before anything starts: the call reads the capability (and keeps it) only to check the input.
+      const call = { capability_id: row.id, input: { text: 7 }, space_id: m.ids.general };
+      expect((await mcp.callError('execute_capability', call)).message).toContain('input.text: must be string');
+      const edit = `/capabilities/${row.id}/edit`;
+      const schema = JSON.stringify({ type: 'object', required: ['channel'], properties: { channel: { type: 'string' } } });
+      expect((await submit(owner, edit, edit, { ...relay, secret: 'keep', input_schema: schema })).status).toBe(303);
+      expect((await mcp.callError('execute_capability', call)).message).toContain('input.channel: is required');
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('marks the file\'s capability "from org.yaml", offers no edit, and refuses its edits (409) naming the file', async () => {
     const page = await owner.get(`/capabilities/${m.ids.filedCap}`);
     expect(page.text).toContain('from org.yaml');

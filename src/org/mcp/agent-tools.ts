@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { agentRecord, findAgent, listAgents, webhookTarget } from '../agents/records.js';
 import { orgErrors } from '../errors.js';
+import { cachedOrgRead } from '../read-cache.js';
 import { id, text } from '../fields.js';
 import { defineOrgTool } from './tools.js';
 import { messageKind } from '../delivery/kinds.js';
@@ -40,7 +41,7 @@ export const agentTools = [
       .strict(),
     annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: true },
     async run({ agent_id, text, space_id }, { ctx, principal, db }) {
-      const agent = await findAgent(db, agent_id);
+      const agent = await cachedOrgRead(ctx, db, 'directory', 'findAgent', { agent_id }, () => findAgent(db, agent_id));
       // A connected client of someone else is not theirs to see (DESIGN 4.3: never a leak).
       if (!agent || (agent.kind === 'client' && agent.responsiblePersonId !== principal.personId)) throw orgErrors.notFound('agent');
       webhookTarget(agent, ctx.config.resolveSecret);

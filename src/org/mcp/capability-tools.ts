@@ -7,6 +7,7 @@ import { executeCapability } from '../capabilities/execute.js';
 import { operationRecord } from '../operations/operations.js';
 import { id, jsonObject, text } from '../fields.js';
 import { defineOrgTool } from './tools.js';
+import { cachedOrgRead } from '../read-cache.js';
 import { describedCapability, clientAgentAndCapability, describeCapability } from '../capabilities/gate-inputs.js';
 import { listCapabilities, capabilityRecord, gateVerdictRecord } from '../capabilities/catalogue.js';
 
@@ -75,7 +76,10 @@ export const capabilityTools = [
     startsNothing: ({ dry_run }) => dry_run,
     annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
     async run({ capability_id, input, space_id, dry_run }, { ctx, principal, db }) {
-      const { agent, capability } = await clientAgentAndCapability(db, principal, capability_id);
+      const { personId, clientId } = principal;
+      const { agent, capability } = await cachedOrgRead(ctx, db, 'directory', 'clientAgentAndCapability', { personId, clientId, capability_id }, () =>
+        clientAgentAndCapability(db, { personId, clientId }, capability_id),
+      );
       const started = await executeCapability(ctx, db, {
         capability,
         input,

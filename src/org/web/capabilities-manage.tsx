@@ -8,6 +8,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { VNode } from 'preact';
 import { z } from 'zod';
+import type { Tx } from '../../platform/database.js';
+import { ORG_DIRECTORY, writeOrg } from '../changes.js';
 import { findCapability, type CapabilityRow } from '../capabilities/catalogue.js';
 import { CONTENT_ACTIONS } from '../capabilities/connectors/content-actions.js';
 import { inputSchemaProblem } from '../capabilities/input-schema.js';
@@ -144,6 +146,8 @@ function currentSigning(row: CapabilityRow | undefined): string | undefined {
 
 export function registerCapabilityManagement(app: FastifyInstance, web: WebContext): void {
   const { db } = web.ctx;
+  /** Capabilities are read from memory by every process (read-cache.ts): each change here announces it. */
+  const changingCapabilities = <T,>(work: (tx: Tx) => Promise<T>) => writeOrg(web.ctx, [ORG_DIRECTORY], work);
   const file = orgFileName(web.ctx.config);
 
   async function editable(id: string): Promise<CapabilityRow | undefined> {
@@ -167,7 +171,7 @@ export function registerCapabilityManagement(app: FastifyInstance, web: WebConte
 
   managementPost(app, web, '/capabilities/new', 'capabilities', async ({ person, csrf }, { body, reply }) =>
     handleForm({ schema: createForm, body, labels: LABELS, reply, again: (problems) => formPage({ csrf, values: valuesFrom(body), problems }) }, async (form) =>
-      afterSaving(await db.transaction((tx) => createCapability(tx, form.key, toSettings(form), person.id)), form.key, reply),
+      afterSaving(await changingCapabilities((tx) => createCapability(tx, form.key, toSettings(form), person.id)), form.key, reply),
     ),
   );
 
@@ -182,14 +186,14 @@ export function registerCapabilityManagement(app: FastifyInstance, web: WebConte
     const capability = await editable(params.id);
     if (!capability) return notFound(reply, 'capability', { href: '/capabilities', name: 'capabilities' });
     return handleForm({ schema: settingsForm, body, labels: LABELS, reply, again: (problems) => formPage({ csrf, values: valuesFrom(body), problems, capability }) }, async (form) =>
-      afterSaving(await db.transaction((tx) => updateCapability(tx, capability.id, toSettings(form), person.id, file)), capability.key, reply),
+      afterSaving(await changingCapabilities((tx) => updateCapability(tx, capability.id, toSettings(form), person.id, file)), capability.key, reply),
     );
   });
 
   managementPost<{ id: string }>(app, web, '/capabilities/:id/status', 'capabilities', async ({ person }, { body, params, reply }) => {
     const enabled = z.enum(['enabled', 'disabled']).safeParse(formField(body, 'status'));
     if (!enabled.success) throw orgErrors.invalidRequest('status must be enabled or disabled');
-    await db.transaction((tx) => setCapabilityEnabled(tx, params.id.slice(0, 200), enabled.data === 'enabled', person.id, file));
+    await changingCapabilities((tx) => setCapabilityEnabled(tx, params.id.slice(0, 200), enabled.data === 'enabled', person.id, file));
     return reply.redirect(`/capabilities/${encodeURIComponent(params.id)}`, 303);
   });
 }
