@@ -89,6 +89,11 @@ export async function announceBudgetCrossing(tx: Queryable, charge: { agentId: s
   if (marked.length) await announce(tx, 'budget.threshold', { agent_id: charge.agentId, month: charge.month });
 }
 
+/** `announceBudgetCrossing`'s test as SQL: whether charging `cost` on top of `before` takes the month across the line. */
+export function thresholdCrossedSql(before: SQL, cost: number, budget: SQL): SQL {
+  return sql`(${budget} > 0 AND ${cost} > 0 AND (${before} + ${cost}) * 100 >= ${budget} * ${THRESHOLD_PERCENT} AND ${before} * 100 < ${budget} * ${THRESHOLD_PERCENT})`;
+}
+
 /** What the agent used in `month`, as an expression to read with other things in one statement. */
 export function spentThisMonthSql(agentId: string, month: string): SQL {
   return sql`coalesce((SELECT used FROM ${agentMonthlyUsage} WHERE agent_id = ${agentId} AND month = ${month}), 0)`;

@@ -3,7 +3,7 @@
  * loads what it weighs — the capability, the acting agent, its spending this month, every rule — stores each
  * verdict with the inputs it was decided on, and charges an allowed action within the agent's budget.
  */
-import { and, eq, sql, type Placeholder } from 'drizzle-orm';
+import { and, eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { hotStatement, queryRows, type Queryable } from '../../platform/database.js';
 import { activityStatement, type NewActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
@@ -11,7 +11,7 @@ import { decide, type GateInputs, type GateRule, type GateVerdict } from '../gat
 import { newId } from '../ids.js';
 import { agentMonthlyUsage, agents, capabilities, gateVerdicts, operations, organization } from '../schema.js';
 import { gateRulesSql, toGateRules } from '../rules/records.js';
-import { announceBudgetCrossing, budgetSql, spentThisMonthSql, usageMonth } from '../agents/usage.js';
+import { announceBudgetCrossing, budgetSql, spentThisMonthSql, thresholdCrossedSql, usageMonth } from '../agents/usage.js';
 import { toCapabilityRecord, capabilityRecord, findCapability, type CapabilityRow, type AgentRow, gateVerdictRecord } from './catalogue.js';
 
 /** DESIGN 4.1: the acting agent of a client's call is the client's own agent (one per client and person). */
@@ -113,6 +113,13 @@ function gateInputs(subject: VerdictSubject): GateInputs {
 
 /** Stores a verdict with the inputs it was decided on, and its `gate.verdict` activity entry with the reasons, in one statement. */
 async function storeVerdict(db: Queryable, subject: VerdictSubject, inputs: GateInputs, verdict: GateVerdict): Promise<GateVerdict & { verdict_id: string }> {
+  const { id, entry, insert } = verdictWrites(subject, inputs, verdict);
+  await queryRows(db, sql`WITH verdict_entry AS (${entry}) ${insert}`);
+  return { ...verdict, verdict_id: id };
+}
+
+/** The two writes that store a verdict — its row and its `gate.verdict` entry — each made only `where` holds. */
+function verdictWrites(subject: VerdictSubject, inputs: GateInputs, verdict: GateVerdict, where: SQL = sql`true`): { id: string; entry: SQL; insert: SQL } {
   const id = newId('gv');
   const told: NewActivity = {
     kind: 'gate.verdict',
@@ -133,20 +140,11 @@ async function storeVerdict(db: Queryable, subject: VerdictSubject, inputs: Gate
       ...(subject.operationId ? {} : { trial: true }),
     },
   };
-  const entry = db.$with('verdict_entry', {}).as(activityStatement({ entries: [told] }));
-  await db.with(entry).insert(gateVerdicts).values({
-    id,
-    capabilityId: subject.capability.id,
-    agentId: subject.agent.id,
-    spaceId: subject.spaceId,
-    operationId: subject.operationId ?? null,
-    verdict: verdict.verdict,
-    reasons: verdict.reasons,
-    ruleIds: verdict.rule_ids,
-    shadow: verdict.shadow,
-    inputs,
-  });
-  return { ...verdict, verdict_id: id };
+  const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
+  const insert = sql`INSERT INTO ${gateVerdicts} (id, capability_id, agent_id, space_id, operation_id, verdict, reasons, rule_ids, shadow, inputs)
+    SELECT ${id}, ${subject.capability.id}, ${subject.agent.id}, ${subject.spaceId}::text, ${subject.operationId ?? null}::text, ${verdict.verdict},
+      ${json(verdict.reasons)}, ${json(verdict.rule_ids)}, ${json(verdict.shadow)}, ${json(inputs)} WHERE ${where}`;
+  return { id, entry: activityStatement({ entries: [told], where }), insert };
 }
 
 /** Decides on `subject` and `input`, and stores the verdict with its inputs (DESIGN 4.4). Charges nothing. */
@@ -167,6 +165,9 @@ export async function decideAndCharge(db: Queryable, subject: VerdictSubject & {
   const inputs = gateInputs(subject);
   const verdict = decide(inputs);
   if (verdict.verdict !== 'allow') return { ...(await storeVerdict(db, subject, inputs, verdict)), charged: false };
+  const atOnce = await chargeAndStoreAtOnce(db, subject, inputs, verdict);
+  if (atOnce) return { ...atOnce, charged: true };
+  // Over the budget, across its 80 % line, or charged before: the transaction below settles each exactly.
   const charge = await chargeWithinBudget(db, subject, (tx) => storeVerdict(tx, subject, inputs, verdict));
   if ('stored' in charge) return { ...charge.stored, charged: true };
   const spentInputs = { ...inputs, agent: { ...inputs.agent, spent: charge.used } };
@@ -191,6 +192,42 @@ export async function describeCapability(db: Queryable, id: string, caller: { pe
   // Input conditions of rules cannot be judged without input: the verdict is for an empty object.
   const { verdict_id: _id, ...verdict } = await evaluateGate(db, { ...subject, input: {}, spaceId: null, asker: caller });
   return { ...toCapabilityRecord(subject.capability), verdict };
+}
+
+/**
+ * The usual allowed action, in one statement: the operation is locked and found uncharged, the agent charged
+ * while the month's use stays within its budget and short of crossing its 80 % line, the operation marked
+ * charged, and the verdict stored with its entry — all or nothing, as `chargeWithinBudget` does in a transaction
+ * of four statements. The lock keeps a second run of the same operation from charging it twice: it waits, then
+ * finds it charged. Undefined when the charge did not land (over the budget, across the line, or charged
+ * before): nothing was written, and `chargeWithinBudget` decides.
+ */
+async function chargeAndStoreAtOnce(
+  db: Queryable,
+  subject: VerdictSubject & { operationId: string },
+  inputs: GateInputs,
+  verdict: GateVerdict,
+): Promise<(GateVerdict & { verdict_id: string }) | undefined> {
+  const { operationId, agent, capability, now } = subject;
+  const { cost } = capability;
+  const budget = budgetSql(agent.id);
+  const fits = (before: SQL) => sql`(${budget} IS NULL OR (${before} + ${cost} <= ${budget} AND NOT ${thresholdCrossedSql(before, cost, budget)}))`;
+  const charged = sql`EXISTS (SELECT FROM mark)`;
+  const { id, entry, insert } = verdictWrites(subject, inputs, verdict, charged);
+  const [row] = await queryRows<{ charged: boolean }>(
+    db,
+    sql`WITH uncharged AS (SELECT id FROM ${operations} WHERE id = ${operationId} AND charged_at IS NULL FOR UPDATE),
+      charge AS (INSERT INTO ${agentMonthlyUsage} (agent_id, month, used)
+        SELECT ${agent.id}, ${usageMonth(now)}, ${cost} FROM uncharged WHERE ${fits(sql`0`)}
+        ON CONFLICT (agent_id, month) DO UPDATE SET used = ${agentMonthlyUsage}.used + excluded.used, updated_at = now()
+          WHERE ${fits(sql`${agentMonthlyUsage}.used`)}
+        RETURNING used),
+      mark AS (UPDATE ${operations} SET charged_at = now() WHERE id = ${operationId} AND EXISTS (SELECT FROM charge) RETURNING id),
+      verdict_entry AS (${entry}),
+      verdict AS (${insert})
+      SELECT ${charged} AS charged`,
+  );
+  return row?.charged ? { ...verdict, verdict_id: id } : undefined;
 }
 
 /** Thrown inside `chargeWithinBudget`'s transaction to undo the operation's mark when the charge does not fit. */
