@@ -468,19 +468,20 @@ async function main(): Promise<void> {
 
 /** What each row pays for, and what would make it faster; true of every run, so it is part of the report. */
 const WHERE_THE_TIME_GOES = [
-  'Where the time goes. search_memory with full-text search reads every matching item (about 1,200 for a one-word ' +
-    'query at 100,000 items) from the heap and ranks it with ts_rank before the best 20 are known, so its cost grows ' +
-    'with the number of matches, not with the page; two words match fewer items. The trigram fallback answers newest ' +
-    'first from the recorded_at index and stops after one page when a fragment is common. ask adds to its two searches ' +
-    '(memory, then tasks) the operation round trip: the operation and its job are written, the call runs it in its own ' +
-    'process after the commit and returns the operation its run answered. message_agent and execute_capability are ' +
-    'bound by CPU: the org process and PostgreSQL share the two cores with the example agent or the receiver. Their ' +
-    'statements, counted on PostgreSQL with log_statement = all: message_agent 5 (the start with its tool.called entry, ' +
-    'the move to running, the agent read as a prepared statement, the delivery with its first attempt, the settlement ' +
-    'with the end); execute_capability 9 (the client agent and the capability in one prepared read, the start, the move ' +
-    'to running, the gate\'s inputs, the charge as begin, mark and charge, verdict, commit, and the end). A CPU profile ' +
-    'of the org process puts its largest cost in socket writes (a statement to PostgreSQL, the answer, the delivery), ' +
-    'mostly the process losing its core to the one it wakes; the HTTP hop to the agent itself is 2–4 % of samples. ' +
+  'Where the time goes. search_memory with full-text search ranks, in its first tier, only the matches among the ' +
+    'newest 10,000 visible items (the GIN index ANDed with the recorded_at index), so a page costs about a hundred ' +
+    'ranked rows for a common word rather than every match; two words match fewer items. The trigram fallback answers ' +
+    'newest first from the recorded_at index and stops after one page when a fragment is common. ask adds to its two ' +
+    'searches (memory, then tasks) the operation round trip: the operation and its job are written, the call runs it in ' +
+    'its own process after the commit and returns the operation its run answered. message_agent and execute_capability ' +
+    'are bound by CPU: the org process and PostgreSQL share the two cores with the example agent or the receiver. Their ' +
+    'statements, counted on PostgreSQL with log_statement = all, besides the one SELECT 1 on the change feed\'s ' +
+    'connection that every MCP request shares with the requests waiting beside it: message_agent 3 (the start, written ' +
+    'running with its tool.called and operation.running entries; the delivery with its first attempt; the settlement ' +
+    'with the end), the agent read from memory; execute_capability 4 (the start; the gate\'s inputs; the charge, the ' +
+    'mark and the verdict with its entry in one statement; the end), the client\'s agent and the capability read from ' +
+    'memory. A CPU profile of the org process puts its largest cost in socket writes (a statement to PostgreSQL, the ' +
+    'answer, the delivery), mostly the process losing its core to the one it wakes. ' +
     'The bare work row is the floor of any durable round trip on the same machine (a row written before the action, ' +
     'the signed POST, the outcome written after: two statements and nothing else); where it is itself under half of ' +
     'service_context, no implementation that records work before doing it reaches the 0.5× target on that machine. ' +
@@ -492,9 +493,8 @@ const WHERE_THE_TIME_GOES = [
     'Compare the one-at-a-time rows with service_context one at a time in the same run: on a busy machine every row ' +
     'is slower, and the ratio to that baseline is the steadier figure.',
   '',
-  'If a target is missed on a quiet machine: rank a bounded set of candidates (the newest few thousand matches, read ' +
-    'from an index) instead of every match, or order by rank inside the index (the rum extension, on PostgreSQL only); ' +
-    'for the work round trips, the charge as one statement (execute_capability 9 → 6) and the gate\'s inputs prepared; ' +
+  'If a target is missed on a quiet machine: for search, order by rank inside the index (the rum extension, on ' +
+    'PostgreSQL only); for the work round trips, message_agent\'s delivery written with its start (3 → 2 statements); ' +
     'past that, a work call is two processes woken per statement on a shared machine, and the floor row bounds what is left.',
 ];
 
