@@ -179,6 +179,24 @@ describe.each(engines)('managing agents from the web on %s', (engine) => {
     expect(words(builtin.text)).toContain('is built in');
   });
 
+  it('refuses message_agent to the agent the moment it is disabled, and delivers again the moment it is enabled', async () => {
+    process.env.SCOUT_SECRET = `whsec_${Buffer.from('scout-secret-for-this-test').toString('base64')}`;
+    const row = await agentRow('scout');
+    const status = (value: string) => submit(owner, `/agents/${row.id}`, `/agents/${row.id}/status`, { status: value });
+    const mcp = await connectOrgMcp(m.org, { clientName: 'Owner laptop' });
+    try {
+      // Each call reads the agent from the process's memory once it has read it there.
+      const message = { agent_id: row.id, text: 'still there?', space_id: m.ids.general, wait_seconds: 0 };
+      await mcp.callOk('message_agent', message);
+      expect((await status('disabled')).status).toBe(303);
+      expect(await mcp.callError('message_agent', message)).toMatchObject({ code: 'agent_disabled' });
+      expect((await status('active')).status).toBe(303);
+      await mcp.callOk('message_agent', message);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('marks the file\'s agent "from org.yaml", offers no edit, and refuses its edits (409) naming the file', async () => {
     const page = await owner.get(`/agents/${m.ids.filed}`);
     expect(page.text).toContain('from org.yaml');
