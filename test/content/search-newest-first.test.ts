@@ -44,6 +44,8 @@ describe.each(engines)('newest-first search on %s', (engine) => {
     ['a word in many titles (the title matches fill the page)', 'banner'],
     ['a word found nowhere', 'platypus'],
     ['a short query', 'po'],
+    ['wildcards, which match themselves', 'o_t 1%'],
+    ['words across a space', 'of post 6'],
   ] as const;
 
   it.each(cases)('answers %s exactly as the one query does', async (_case, query) => {
