@@ -305,13 +305,18 @@ const PLANS = [
     'blog_posts_published_idx, but `total` was a count(*) of every published post (an index-only scan of 980,000 ' +
     'entries at a million posts); it is now one row of content_totals, kept by statement triggers (drizzle/0006). ' +
     'With `tag` the total is still counted (the posts with that tag, from the GIN index).',
-  '- search_content (src/content/search.ts): the trigram GIN index (blog_posts_search_idx) finds every post containing ' +
-    'the substring and each is fetched to order title matches first, then the most recent: 3,611 rows from 3,611 heap ' +
-    'blocks and a sort for a word in one post in 277, 36–47 ms at a million posts. Two bounded versions were tried and ' +
-    'left out: reading the newest 5,000 posts and testing their text (3–8 ms on 300-character bodies, but 9 searches a ' +
-    'second on PGlite with bench:content\'s 1–3 KB bodies), and both tiers through the GIN index split at the 5,000th ' +
-    'post\'s recency (14.6–17.8 ms warm for a common word, since every GIN candidate is still rechecked, and 40–60 ' +
-    'searches a second on PGlite, where finding the split costs a scan of 5,000 entries per type).',
+  '- search_content (src/content/search.ts): the one query (the trigram GIN index blog_posts_search_idx finds every post ' +
+    'containing the substring, and each is fetched to order title matches first, then the most recent) read 3,611 rows ' +
+    'from 3,611 heap blocks for a word in one post in 277: 14 ms warm, 5.2 ms of it the bitmap index scan decoding the ' +
+    'posting lists of the word\'s common trigrams; 36–47 ms p99. On a table the planner counts at 100,000 rows or more it ' +
+    'now runs searchNewestFirst, one statement whose parts run only while the page is short (one-time filters): the ' +
+    'matches among the newest 5,000 posts (an index scan of blog_posts_recency_idx, drizzle/0007, testing each text: 548 ' +
+    'buffers, about 3 ms), the title matches from that window when it holds a page of them, else from ' +
+    'blog_posts_title_search_idx (drizzle/0008: 35 buffers, 0.15 ms for a word in no title), and the one query past ' +
+    'the rows found only when the window held too few (the rare word: 3 heap blocks). 3–4.5 ms warm for the common ' +
+    'word and 2.5–4 ms for the rare one. Tried and left out before: the newest 5,000 posts alone (9 searches a second ' +
+    'on PGlite with 1–3 KB bodies: the table size now keeps small tables, and so PGlite, on the one query) and two ' +
+    'tiers through the GIN index split at the 5,000th post (the GIN posting lists are decoded either way).',
   '- Console lists: operations page by keyset over (created_at, id) indexes (operations_created_idx, ' +
     'operations_status_idx; a member\'s list is one branch per space and one of their own, each reading at most a ' +
     'page from its index); activity pages by keyset over its `seq` primary key, read backwards, filtered. Each list ' +

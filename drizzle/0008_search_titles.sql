@@ -1,0 +1,3 @@
+CREATE INDEX "blog_posts_title_search_idx" ON "blog_posts" USING gin (lower("title") gin_trgm_ops) WITH (fastupdate=false);--> statement-breakpoint
+CREATE INDEX "changelog_entries_title_search_idx" ON "changelog_entries" USING gin (lower("title") gin_trgm_ops) WITH (fastupdate=false);--> statement-breakpoint
+CREATE INDEX "roadmap_items_title_search_idx" ON "roadmap_items" USING gin (lower("title") gin_trgm_ops) WITH (fastupdate=false);
