@@ -14,7 +14,10 @@ import { ORG_DIRECTORY, ORG_MEMORY } from './changes.js';
 
 /** What each source is read from, and how long an entry may live when no change drops it. */
 const SOURCES = {
-  /** A person's spaces, service_context's person, organization, agents and the client's agent; the agent a work tool acts as or on, and the capability it runs. */
+  /**
+   * A person's spaces, service_context's person, organization, agents and the client's agent; the agent a work tool
+   * acts as or on, and the capability it runs.
+   */
   directory: { kinds: [ORG_DIRECTORY], maxAgeMs: 60_000 },
   /**
    * search_memory's pages. Besides writes, time changes them: an item's validity window opens or closes with no
