@@ -55,11 +55,16 @@ export async function usageOfAgents(db: Queryable, agentIds: readonly string[], 
 
 /**
  * `chargeAgent`'s statement, to embed in a larger one: with `from` (`FROM first`, a CTE that decides whether
- * to charge) it charges once per row of it: `WITH first AS (…) ${chargeAgentStatement(…, { from })}`.
+ * to charge) it charges once per row of it: `WITH first AS (…) ${chargeAgentStatement(…, { from })}`. With
+ * `fits`, it charges only when `fits(the month's use before the charge)` holds, judged on the row the upsert has
+ * locked, so concurrent charges cannot together pass what each alone would not.
  */
-export function chargeAgentStatement(agentId: string, units: number, options: { from?: SQL; at?: Date } = {}): SQL {
-  return sql`INSERT INTO ${agentMonthlyUsage} (agent_id, month, used) SELECT ${agentId}, ${usageMonth(options.at)}, ${units} ${options.from ?? sql``}
-    ON CONFLICT (agent_id, month) DO UPDATE SET used = ${agentMonthlyUsage}.used + excluded.used, updated_at = now()`;
+export function chargeAgentStatement(agentId: string, units: number, options: { from?: SQL; at?: Date; fits?: (before: SQL) => SQL } = {}): SQL {
+  const { fits } = options;
+  const onInsert = fits ? sql` WHERE ${fits(sql`0`)}` : sql``;
+  const onConflict = fits ? sql` WHERE ${fits(sql`${agentMonthlyUsage}.used`)}` : sql``;
+  return sql`INSERT INTO ${agentMonthlyUsage} (agent_id, month, used) SELECT ${agentId}, ${usageMonth(options.at)}, ${units} ${options.from ?? sql``}${onInsert}
+    ON CONFLICT (agent_id, month) DO UPDATE SET used = ${agentMonthlyUsage}.used + excluded.used, updated_at = now()${onConflict}`;
 }
 
 /** The agent's monthly budget (null: none), as an expression to read in the statement that charges it. */

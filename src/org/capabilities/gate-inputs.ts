@@ -9,9 +9,9 @@ import { activityStatement, type NewActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { decide, type GateInputs, type GateRule, type GateVerdict } from '../gate/index.js';
 import { newId } from '../ids.js';
-import { agentMonthlyUsage, agents, capabilities, gateVerdicts, operations, organization } from '../schema.js';
+import { agents, capabilities, gateVerdicts, operations, organization } from '../schema.js';
 import { gateRulesSql, toGateRules } from '../rules/records.js';
-import { announceBudgetCrossing, budgetSql, spentThisMonthSql, thresholdCrossedSql, usageMonth } from '../agents/usage.js';
+import { announceBudgetCrossing, budgetSql, chargeAgentStatement, spentThisMonthSql, thresholdCrossedSql, usageMonth } from '../agents/usage.js';
 import { toCapabilityRecord, capabilityRecord, findCapability, type CapabilityRow, type AgentRow, gateVerdictRecord } from './catalogue.js';
 
 /** DESIGN 4.1: the acting agent of a client's call is the client's own agent (one per client and person). */
@@ -217,11 +217,7 @@ async function chargeAndStoreAtOnce(
   const [row] = await queryRows<{ charged: boolean }>(
     db,
     sql`WITH uncharged AS (SELECT id FROM ${operations} WHERE id = ${operationId} AND charged_at IS NULL FOR UPDATE),
-      charge AS (INSERT INTO ${agentMonthlyUsage} (agent_id, month, used)
-        SELECT ${agent.id}, ${usageMonth(now)}, ${cost} FROM uncharged WHERE ${fits(sql`0`)}
-        ON CONFLICT (agent_id, month) DO UPDATE SET used = ${agentMonthlyUsage}.used + excluded.used, updated_at = now()
-          WHERE ${fits(sql`${agentMonthlyUsage}.used`)}
-        RETURNING used),
+      charge AS (${chargeAgentStatement(agent.id, cost, { from: sql`FROM uncharged`, at: now, fits })} RETURNING used),
       mark AS (UPDATE ${operations} SET charged_at = now() WHERE id = ${operationId} AND EXISTS (SELECT FROM charge) RETURNING id),
       verdict_entry AS (${entry}),
       verdict AS (${insert})
@@ -253,16 +249,13 @@ async function chargeWithinBudget<T>(
   const month = usageMonth(now);
   const { cost } = capability;
   const budget = budgetSql(agent.id);
+  const fits = (before: SQL) => sql`${before} + ${cost} <= coalesce(${budget}, ${before} + ${cost})`;
   try {
     return await db.transaction(async (tx) => {
       const [charge] = await queryRows<{ marked: boolean; used: number | null; budget: number | null }>(
         tx,
         sql`WITH mark AS (UPDATE ${operations} SET charged_at = now() WHERE id = ${operationId} AND charged_at IS NULL RETURNING id),
-          charge AS (INSERT INTO ${agentMonthlyUsage} (agent_id, month, used)
-            SELECT ${agent.id}, ${month}, ${cost} FROM mark WHERE ${cost} <= coalesce(${budget}, ${cost})
-            ON CONFLICT (agent_id, month) DO UPDATE SET used = ${agentMonthlyUsage}.used + excluded.used, updated_at = now()
-              WHERE ${agentMonthlyUsage}.used + excluded.used <= coalesce(${budget}, ${agentMonthlyUsage}.used + excluded.used)
-            RETURNING used)
+          charge AS (${chargeAgentStatement(agent.id, cost, { from: sql`FROM mark`, at: now, fits })} RETURNING used)
           SELECT EXISTS (SELECT FROM mark) AS marked, (SELECT used FROM charge) AS used, ${budget} AS budget`,
       );
       if (charge.marked && charge.used === null) throw new OverBudget();
