@@ -62,12 +62,15 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   app.setSerializerCompiler(serializerCompiler);
 
   // One line per request at debug level: a person reading the log at `info` sees the service, not the traffic.
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug(
-      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request',
-    );
-  });
+  // The level is set once, at start, so at `info` the hook is not registered at all (a hook costs every request).
+  if (options.logLevel === 'debug' || options.logLevel === 'trace') {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.debug(
+        { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+        'request',
+      );
+    });
+  }
 
   app.addHook('preValidation', async (request) => {
     const schema = request.routeOptions.schema?.querystring;

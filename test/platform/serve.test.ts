@@ -15,9 +15,9 @@ interface Started {
 }
 
 /** Runs `atrium serve` as a real process and waits for each service's banner ("… (listening on ADDRESS)"). */
-async function serve(args: string[], dataDir: string, expected: string[]): Promise<Started> {
+async function serve(args: string[], dataDir: string, expected: string[], logLevel = 'info'): Promise<Started> {
   const child = spawn(process.execPath, [cli, 'serve', ...args], {
-    env: { ...process.env, ATRIUM_DATA_DIR: dataDir, CONTENT_PORT: '0', ORG_PORT: '0', LOG_LEVEL: 'info' },
+    env: { ...process.env, ATRIUM_DATA_DIR: dataDir, CONTENT_PORT: '0', ORG_PORT: '0', LOG_LEVEL: logLevel, LOG_FORMAT: 'json' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -89,7 +89,34 @@ describe('atrium serve', () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'atrium-serve-'));
     running = await serve(['--only', 'content'], dataDir, ['content']);
     expect(Object.keys(running.urls)).toEqual(['content']);
+    expect((await fetch(`${running.urls.content}/health`)).status).toBe(200);
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);
+    // At `info` (the default) a request leaves no line: the log is about the service, not its traffic.
+    expect(requestLines(running.output())).toEqual([]);
+  });
+
+  it('logs one line per request at debug, with its method, path, status and time', { timeout: 120_000 }, async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'atrium-serve-'));
+    running = await serve(['--only', 'content'], dataDir, ['content'], 'debug');
+    expect((await fetch(`${running.urls.content}/health`)).status).toBe(200);
+    expect((await fetch(`${running.urls.content}/no-such-route`)).status).toBe(404);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
+    const lines = requestLines(running.output());
+    expect(lines.map(({ method, url, status }) => ({ method, url, status }))).toEqual([
+      { method: 'GET', url: '/health', status: 200 },
+      { method: 'GET', url: '/no-such-route', status: 404 },
+    ]);
+    for (const line of lines) expect(line.ms).toBeGreaterThanOrEqual(0);
   });
 });
+
+/** The request lines (`msg: "request"`) of a process's JSON log. */
+function requestLines(output: string): Array<{ method: string; url: string; status: number; ms: number }> {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg: string; method: string; url: string; status: number; ms: number })
+    .filter((line) => line.msg === 'request');
+}
