@@ -189,7 +189,7 @@ async function main(): Promise<void> {
     '',
     `Measure: each page ${calls} times one request at a time after ${Math.ceil(calls / 10)} warm-up requests, each timed from request to the ` +
       'whole page, with the session cookie of the owner (sees everything) or the member (the pages narrowed to their spaces); ' +
-      'the org service runs in a child process and logs one line per request, as deployed.',
+      'the org service runs in a child process and logs at `info`, as deployed (a line per request only at debug).',
     '',
     formatTable(
       ['engine', 'page', 'as', 'p50 ms', 'p99 ms', 'page bytes', 'failed'],

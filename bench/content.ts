@@ -10,7 +10,11 @@
  * with the deployed, cached one on the same database. Targets (issue 22): anonymous public reads at ≥ 0.8× the
  * bare route's requests/s; search p99 < 20 ms at 10,000 posts (on the uncached service, one request at a time).
  *
- *   npm run bench:content [-- --duration 10 --warmup 2 --connections 50 --engines pglite,postgres
+ * Each public read and its bare route are measured in `--rounds` rounds, one after the other in alternating
+ * order (bare first, then the service first, …), so both meet the same moments of a shared machine; the ratio is
+ * the median of the rounds' ratios, and the rows give the round of median rate.
+ *
+ *   npm run bench:content [-- --duration 10 --warmup 2 --connections 50 --rounds 3 --engines pglite,postgres
  *                             --posts 10000 --items 1000 --cpu-prof DIR --note TEXT --dry-run]
  *
  * PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, in a scratch schema dropped afterwards.
@@ -46,6 +50,8 @@ interface Row {
   result: LoadResult;
   /** The bare route this row is compared with. */
   baseline?: Read;
+  /** Requests/s of each round, when the row was measured in rounds (the public reads and their bare routes). */
+  rounds?: number[];
 }
 
 interface EngineRun {
@@ -55,6 +61,8 @@ interface EngineRun {
   /** The path of each read (the post's slug is the newest post's). */
   paths: Record<Read, string>;
   bare: Record<Read, LoadResult>;
+  /** Each public read's rate over its bare route's, per round (in the order run), and their median. */
+  ratios: Record<Read, { rounds: number[]; median: number }>;
   /** Bytes of each read's body, sent alike by the service and the bare route. */
   bytes: Record<Read, number>;
 }
@@ -67,6 +75,8 @@ const { values: args } = parseArgs({
     engines: { type: 'string', default: 'pglite,postgres' },
     posts: { type: 'string', default: '10000' },
     items: { type: 'string', default: '1000' },
+    /** Rounds of each public read and its bare route, run alternately; the rows give the median round. */
+    rounds: { type: 'string', default: '3' },
     'cpu-prof': { type: 'string' },
     note: { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
@@ -80,6 +90,8 @@ const settings: LoadSettings = {
   pipelining: 1,
 };
 const seed = { posts: Number(args.posts), items: Number(args.items) };
+const rounds = Number(args.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a whole number ≥ 1');
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 
 async function main(): Promise<void> {
@@ -133,12 +145,20 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
     const bareServer = await startBareServer(Object.fromEntries(READS.map((read) => [`/stored${paths[read].split('?')[0]}`, responses[read]])));
     try {
       /** Every row in report order; `on` says which server answers it. */
-      type Planned = { name: string; on: 'bare' | 'cached' | 'uncached'; loadCase: LoadCase; options?: Partial<Omit<Row, 'name' | 'result'>>; check?: () => Promise<void> };
+      type Planned = {
+        name: string;
+        on: 'bare' | 'cached' | 'uncached';
+        loadCase: LoadCase;
+        options?: Partial<Omit<Row, 'name' | 'result'>>;
+        check?: () => Promise<void>;
+        /** The public read this row (or its bare route) is measured in rounds for. */
+        paired?: Read;
+      };
       const plan: Planned[] = [];
       for (const read of READS) {
         const path = paths[read];
-        plan.push({ name: bareRowName(path), on: 'bare', loadCase: { path: `/stored${path}` }, options: { baseline: read } });
-        plan.push({ name: `GET ${path}`, on: 'cached', loadCase: { path }, options: { baseline: read } });
+        plan.push({ name: bareRowName(path), on: 'bare', loadCase: { path: `/stored${path}` }, options: { baseline: read }, paired: read });
+        plan.push({ name: `GET ${path}`, on: 'cached', loadCase: { path }, options: { baseline: read }, paired: read });
         const etag = responses[read].headers.etag;
         if (etag) plan.push({ name: `GET ${path} with If-None-Match`, on: 'cached', loadCase: { path, headers: { 'if-none-match': etag } }, options: { expected: 304, baseline: read } });
         plan.push({ name: `GET ${path}, authenticated (no read cache)`, on: 'uncached', loadCase: { path, headers: authenticated }, options: { baseline: read } });
@@ -158,28 +178,47 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
       plan.push({ name: 'POST /roadmap/:slug/vote (distinct voters)', on: 'cached', loadCase: voteCase(facts.votableSlugs) });
 
       const measured = new Map<Planned, Row>();
-      const run = async (planned: Planned, url: string) => {
-        const { expected = 200, connections = settings.connections, baseline } = planned.options ?? {};
+      const once = async (planned: Planned, url: string) => {
+        const { expected = 200, connections = settings.connections } = planned.options ?? {};
         await planned.check?.();
         await expectStatus(url, planned.loadCase, expected);
         const result = await measure(url, planned.loadCase, { ...settings, connections });
-        measured.set(planned, { name: planned.name, result, expected, connections, baseline });
         console.log(`[${engine}] ${planned.name} (${connections} conns): ${result.rps} req/s, p99 ${result.p99} ms ${statusSummary(result, expected)}`);
         // Let requests still queued in the server drain, so they do not weigh on the next case.
         await setTimeout(1_000);
+        return result;
       };
+      const record = (planned: Planned, result: LoadResult, roundRates?: number[]) => {
+        const { expected = 200, connections = settings.connections, baseline } = planned.options ?? {};
+        measured.set(planned, { name: planned.name, result, expected, connections, baseline, rounds: roundRates });
+      };
+      const urlOf = (planned: Planned) => (planned.on === 'bare' ? bareServer.url : content.url);
+      const ratios = {} as Record<Read, { rounds: number[]; median: number }>;
 
-      for (const planned of plan.filter((row) => row.on === 'uncached')) await run(planned, content.url);
-      // Phase 2: the same database under a service with its read caches on, as deployed: the bare routes, the
-      // cached reads and the votes (last, as they change the data).
+      for (const planned of plan.filter((row) => row.on === 'uncached')) record(planned, await once(planned, content.url));
+      // Phase 2: the same database under a service with its read caches on, as deployed: each public read and its
+      // bare route in alternating rounds, then the other cached rows and the votes (last, as they change the data).
       await content.stop();
       content = await startService(true);
-      for (const planned of plan.filter((row) => row.on !== 'uncached')) await run(planned, planned.on === 'bare' ? bareServer.url : content.url);
+      for (const read of READS) {
+        const [bareRow, serviceRow] = plan.filter((row) => row.paired === read);
+        const bareResults: LoadResult[] = [];
+        const serviceResults: LoadResult[] = [];
+        for (let round = 0; round < rounds; round += 1) {
+          const order = round % 2 === 0 ? [bareRow, serviceRow] : [serviceRow, bareRow];
+          for (const planned of order) (planned === bareRow ? bareResults : serviceResults).push(await once(planned, urlOf(planned)));
+        }
+        const roundRatios = serviceResults.map((result, round) => result.rps / bareResults[round].rps);
+        ratios[read] = { rounds: roundRatios, median: median(roundRatios) };
+        record(bareRow, medianRound(bareResults), bareResults.map((result) => result.rps));
+        record(serviceRow, medianRound(serviceResults), serviceResults.map((result) => result.rps));
+      }
+      for (const planned of plan.filter((row) => row.on !== 'uncached' && !row.paired)) record(planned, await once(planned, urlOf(planned)));
 
       const rows = plan.map((planned) => measured.get(planned)!);
       const perRead = <T>(value: (read: Read) => T) => Object.fromEntries(READS.map((read) => [read, value(read)])) as Record<Read, T>;
       const bare = perRead((read) => rows.find((row) => row.name === bareRowName(paths[read]))!.result);
-      return { engine, facts, rows, paths, bare, bytes: perRead((read) => Buffer.byteLength(responses[read].body)) };
+      return { engine, facts, rows, paths, bare, ratios, bytes: perRead((read) => Buffer.byteLength(responses[read].body)) };
     } finally {
       await bareServer.stop();
     }
@@ -188,6 +227,18 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
     if (database.url) await dropSchema(database.url, schema);
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** The round whose rate is the median (the lower middle one of an even count), with its latencies. */
+function medianRound(results: readonly LoadResult[]): LoadResult {
+  const sorted = [...results].sort((a, b) => a.rps - b.rps);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
 const bareRowName = (path: string) => `bare Fastify route, same stored bytes as ${path}`;
@@ -296,7 +347,10 @@ function renderReport(runs: EngineRun[], machine: string, loadAtEnd: number): st
     '',
     'Baseline: a bare Fastify server (no logger, no hooks, no schemas) sending, for each public read, the very bytes the ' +
       'service sent an anonymous reader: the body as text and its headers (content type, ETag, Vary, Cache-Control), stored ' +
-      'once, as the service’s public read cache stores them. The "vs bare" column divides each row’s rate by that route’s.',
+      'once, as the service’s public read cache stores them. The "vs bare" column divides each row’s rate by that route’s. ' +
+      `Each public read and its bare route ran in ${rounds} round${rounds === 1 ? '' : 's'}, alternately (bare first in the first round, ` +
+      'the service first in the next, …), so both met the same moments of a shared machine: their rows give the round of ' +
+      'median rate, and their "vs bare" the median of the rounds’ ratios (each round’s below the table).',
     '',
     'Caches: as deployed, the service keeps two read caches, both emptied by the change feed when a content write commits ' +
       '(with a 60 s safety TTL for writes that bypass the domain layer): the REST public cache of serialized anonymous GET ' +
@@ -323,10 +377,20 @@ function renderReport(runs: EngineRun[], machine: string, loadAtEnd: number): st
           row.result.rps,
           row.result.p50,
           row.result.p99,
-          row.baseline ? `${(row.result.rps / run.bare[row.baseline].rps).toFixed(2)}×` : '',
+          vsBare(run, row),
           answers(row),
         ]),
       ),
+      '',
+      `Rounds (req/s of the bare route → the service, in the order run): ${READS.map(
+        (read) =>
+          `GET ${run.paths[read]} ${run.ratios[read].rounds
+            .map((ratio, round) => {
+              const rates = (name: string) => run.rows.find((row) => row.name === name)!.rounds![round].toLocaleString('en-US');
+              return `${rates(bareRowName(run.paths[read]))} → ${rates(`GET ${run.paths[read]}`)} (${ratio.toFixed(2)}×)`;
+            })
+            .join(', ')}`,
+      ).join('; ')}.`,
       '',
       `Bodies: ${READS.map((read) => `GET ${run.paths[read]} ${run.bytes[read].toLocaleString('en-US')} bytes`).join(', ')}, ` +
         'each sent alike by the service and the bare route.',
@@ -335,6 +399,13 @@ function renderReport(runs: EngineRun[], machine: string, loadAtEnd: number): st
   }
   lines.push('### Targets', '', ...targetLines(runs));
   return lines.join('\n');
+}
+
+/** A row's rate over its bare route's; for a public read measured in rounds, the median of the rounds' ratios. */
+function vsBare(run: EngineRun, row: Row): string {
+  if (!row.baseline) return '';
+  const paired = row.rounds && row.name === `GET ${run.paths[row.baseline]}`;
+  return `${(paired ? run.ratios[row.baseline].median : row.result.rps / run.bare[row.baseline].rps).toFixed(2)}×`;
 }
 
 function answers(row: Row): string {
@@ -348,14 +419,14 @@ function targetLines(runs: EngineRun[]): string[] {
   return runs.flatMap((run) => {
     const find = (name: string, connections = settings.connections) =>
       run.rows.find((row) => row.name === name && row.connections === connections)?.result;
-    const ratios = READS.map((read) => ({ path: run.paths[read], ratio: (find(`GET ${run.paths[read]}`)?.rps ?? 0) / run.bare[read].rps }));
+    const ratios = READS.map((read) => ({ path: run.paths[read], ratio: run.ratios[read].median }));
     const searches = [run.facts.search.common, run.facts.search.rare].map(({ word, posts }) => {
       const name = `GET /search?query=${word}, spelled anew each time (no read cache)`;
       return { word, posts, alone: find(name, 1)?.p99 ?? Infinity, loaded: find(name)?.p99 ?? Infinity };
     });
     const searchOk = searches.every((search) => search.alone < SEARCH_P99_TARGET_MS);
     return [
-      `- ${run.engine}: anonymous public reads vs the bare route sending the same stored bytes — ` +
+      `- ${run.engine}: anonymous public reads vs the bare route sending the same stored bytes, median of ${rounds} alternating rounds — ` +
         ratios.map(({ path, ratio }) => `GET ${path} ${ratio.toFixed(2)}×`).join(', ') +
         ` (target ≥ ${READ_RATIO_TARGET}×: ${verdict(Math.min(...ratios.map(({ ratio }) => ratio)) >= READ_RATIO_TARGET)}).`,
       `- ${run.engine}: search p99 without the read cache, one request at a time — ` +

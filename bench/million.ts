@@ -350,7 +350,7 @@ function renderReport(rows: Row[], loaded: Array<Loaded & { engine: Engine }>, m
     ),
     '',
     `Measure: each case ${calls} requests one at a time after ${Math.ceil(calls / 10)} warm-up requests, each timed from request to ` +
-      'the whole answer, over HTTP to the service in a child process of its own that logs a line per request, as deployed: ' +
+      'the whole answer, over HTTP to the service in a child process of its own that logs at `info`, as deployed (a line per request only at debug): ' +
       'search_memory as an MCP `tools/call` with the owner\'s OAuth token (queries vary per call), the console pages with a ' +
       'session cookie, the content reads with the content secret on a service started with its read caches off (`GET /search` ' +
       'runs the query `search_content` runs).',

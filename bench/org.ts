@@ -541,7 +541,7 @@ function renderReport(rows: Row[], targets: TargetCheck[], machine: string, seed
       `five-word titles, 45-word bodies, two tags), then ANALYZE; loading took ${seeds.join(', ')}.`,
     '',
     `Load: every call is a \`tools/call\` round trip over HTTP on one initialized MCP session with the owner's OAuth access token; ` +
-      `the org service runs in a child process of its own and logs one line per request, as deployed. "load" rows: autocannon ` +
+      `the org service runs in a child process of its own and logs at \`info\`, as deployed (a line per request only at debug). "load" rows: autocannon ` +
       `${settings.duration} s after a ${settings.warmup} s warm-up, ${settings.connections} connections, loopback; every record_memory ` +
       `call records a new item (no idempotency_key); search_memory under load repeats one fixed query, as content's ` +
       `search_content row does, and get_operation reads one succeeded operation (an ask answered before the row); the bare SDK ` +

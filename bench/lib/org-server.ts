@@ -63,7 +63,7 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
       admin: { email: BENCH_OWNER_EMAIL, password: 'bench-owner-password' },
       cimdAllowLoopback: false,
       llm: {},
-      // As deployed: one structured log line per request (the parent sends them to a file).
+      // As deployed: structured lines at `info`, none per request (the parent sends them to a file).
       logLevel: 'info',
       ...(options.orgFile ? { orgFile: options.orgFile } : {}),
       resolveSecret: secretResolver(process.env),

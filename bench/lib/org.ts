@@ -39,7 +39,7 @@ export function benchOrgConfig(database: DatabaseConfig, dataDir: string, extra:
     admin: { email: 'owner@example.com', password: 'bench-owner-password' },
     cimdAllowLoopback: false,
     llm: {},
-    // As deployed: one structured log line per request (the parent sends them to a file).
+    // As deployed: structured lines at `info`, none per request (the parent sends them to a file).
     logLevel: 'info',
     ...extra,
   };
