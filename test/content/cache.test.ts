@@ -22,14 +22,14 @@ describe('If-None-Match comparison (RFC 9110 §13.1.2)', () => {
 });
 
 describe('the read cache bounds', () => {
-  const entry = (body: string, storedAt = 0) => ({ body, etag: etagOf(body), headers: { 'content-type': 'application/json' }, storedAt });
+  const entry = (body: string, storedAt = 0) => ({ body: Buffer.from(body), etag: etagOf(body), headers: { 'content-type': 'application/json' }, storedAt });
 
   it('drops the oldest entry past the entry limit', () => {
     const cache = new PublicReadCache({ maxAgeMs: 1000, maxEntries: 2, maxBytes: 1000 });
     cache.set('/a', entry('a'));
     cache.set('/b', entry('b'));
     cache.set('/c', entry('c'));
-    expect([cache.get('/a', 0), cache.get('/b', 0)?.body, cache.get('/c', 0)?.body]).toEqual([undefined, 'b', 'c']);
+    expect([cache.get('/a', 0), cache.get('/b', 0)?.body.toString(), cache.get('/c', 0)?.body.toString()]).toEqual([undefined, 'b', 'c']);
   });
 
   it('drops the oldest entries past the byte limit, and never keeps a body larger than it', () => {
@@ -46,7 +46,7 @@ describe('the read cache bounds', () => {
   it('expires entries after the maximum age', () => {
     const cache = new PublicReadCache({ maxAgeMs: 1000, maxEntries: 10, maxBytes: 1000 });
     cache.set('/a', entry('a', 5000));
-    expect(cache.get('/a', 5999)?.body).toBe('a');
+    expect(cache.get('/a', 5999)?.body.toString()).toBe('a');
     expect(cache.get('/a', 6000)).toBeUndefined();
   });
 });
@@ -100,6 +100,17 @@ describe.each(engines)('public read cache on %s', (engine) => {
     expect(cached.text).toBe(first.text);
     expect(headersOf(cached)).toEqual(headersOf(first));
     expect(headersOf(cached)).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, no-cache' });
+  });
+
+  it('keeps text beyond ASCII byte for byte, with the length of its bytes', async () => {
+    const title = 'Café à la carte — 日本語の見出し ✓';
+    await content.request('POST', '/roadmap', { json: { title, slug: 'cafe-a-la-carte', ...actor }, auth: true });
+    const first = await content.request('GET', '/roadmap?limit=50');
+    const cached = await content.request('GET', '/roadmap?limit=50');
+    expect(cached.text).toBe(first.text);
+    expect(cached.body.items.map((item: { title: string }) => item.title)).toContain(title);
+    expect(Number(cached.headers.get('content-length'))).toBe(Buffer.byteLength(cached.text));
+    expect(cached.headers.get('etag')).toBe(first.headers.get('etag'));
   });
 
   it('answers a matching If-None-Match with 304 and no body, from the cache and after it', async () => {

@@ -22,6 +22,8 @@ function isContentSecret(ctx: ContentContext, authorization: string | undefined)
 const verdicts = new WeakMap<FastifyRequest, boolean>();
 
 export function isAuthenticated(ctx: ContentContext, request: FastifyRequest): boolean {
+  // Most requests (the public site's) carry no credentials: nothing to hash or keep.
+  if (request.headers.authorization === undefined) return false;
   let verdict = verdicts.get(request);
   if (verdict === undefined) verdicts.set(request, (verdict = isContentSecret(ctx, request.headers.authorization)));
   return verdict;

@@ -41,7 +41,8 @@ export interface PublicCacheOptions {
 }
 
 interface CachedResponse {
-  body: string;
+  /** Encoded once when stored, so a hit writes the bytes as they are (no string to encode per request). */
+  body: Buffer;
   etag: string;
   /** Everything an anonymous hit sends besides the body, worked out once when stored. */
   headers: Readonly<Record<string, string>>;
@@ -51,7 +52,7 @@ interface CachedResponse {
 /** Serialized responses by URL, measured by the bytes of their bodies. */
 export class PublicReadCache extends ReadCache<CachedResponse> {
   constructor(options: { maxAgeMs: number; maxEntries: number; maxBytes: number }) {
-    super({ ...options, sizeOf: (entry) => Buffer.byteLength(entry.body) });
+    super({ ...options, sizeOf: (entry) => entry.body.length });
   }
 
   override set(url: string, entry: CachedResponse): void {
@@ -110,7 +111,7 @@ export function registerPublicCache(app: HttpServer, feed: ChangeFeed, options: 
         vary: String(reply.getHeader('vary')),
         'cache-control': String(reply.getHeader('cache-control')),
       };
-      cache.set(request.url, { body: payload.toString(), etag, headers, storedAt: Date.now() });
+      cache.set(request.url, { body: Buffer.from(payload), etag, headers, storedAt: Date.now() });
     }
     if (ifNoneMatchHits(request.headers['if-none-match'], etag)) {
       reply.code(304);
