@@ -2,7 +2,7 @@
  * `npm run bench:content` — throughput and latency of the content REST API's hot routes
  * with 10,000 published posts and 1,000 roadmap items loaded, on the embedded database and on PostgreSQL,
  * next to a bare Fastify route sending the very bytes the service sends for each public read (`GET
- * /blog?limit=20`, `/blog/:slug`, `/changelog`, `/roadmap`: body, content type and validators, stored as text),
+ * /blog?limit=20`, `/blog/:slug`, `/changelog`, `/roadmap`: body, content type and validators, the body stored as bytes),
  * in one run with the same autocannon settings.
  *
  * Each server runs in a child process of its own; autocannon runs in this process. The "no read cache" rows
@@ -14,7 +14,7 @@
  * order (bare first, then the service first, …), so both meet the same moments of a shared machine; the ratio is
  * the median of the rounds' ratios, and the rows give the round of median rate.
  *
- *   npm run bench:content [-- --duration 10 --warmup 2 --connections 50 --rounds 3 --engines pglite,postgres
+ *   npm run bench:content [-- --duration 10 --warmup 2 --connections 50 --rounds 5 --engines pglite,postgres
  *                             --posts 10000 --items 1000 --cpu-prof DIR --note TEXT --dry-run]
  *
  * PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, in a scratch schema dropped afterwards.
@@ -76,7 +76,7 @@ const { values: args } = parseArgs({
     posts: { type: 'string', default: '10000' },
     items: { type: 'string', default: '1000' },
     /** Rounds of each public read and its bare route, run alternately; the rows give the median round. */
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     'cpu-prof': { type: 'string' },
     note: { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
@@ -346,7 +346,7 @@ function renderReport(runs: EngineRun[], machine: string, loadAtEnd: number): st
       'PostgreSQL share the same cores. The content service logs at `info`, as deployed (request lines are at debug).',
     '',
     'Baseline: a bare Fastify server (no logger, no hooks, no schemas) sending, for each public read, the very bytes the ' +
-      'service sent an anonymous reader: the body as text and its headers (content type, ETag, Vary, Cache-Control), stored ' +
+      'service sent an anonymous reader: the body as bytes and its headers (content type, ETag, Vary, Cache-Control), stored ' +
       'once, as the service’s public read cache stores them. The "vs bare" column divides each row’s rate by that route’s. ' +
       `Each public read and its bare route ran in ${rounds} round${rounds === 1 ? '' : 's'}, alternately (bare first in the first round, ` +
       'the service first in the next, …), so both met the same moments of a shared machine: their rows give the round of ' +

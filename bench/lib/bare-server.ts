@@ -1,7 +1,7 @@
 /**
  * The baseline the content benchmark compares its public reads with: a bare Fastify server (no logger, no
- * hooks, no schema) answering GET routes with responses held in memory as text, body and headers alike, the way
- * a response cache keeps them. What a service reaches relative to this is what its own work costs; the
+ * hooks, no schema) answering GET routes with responses held in memory, the body as bytes (encoded once, as the
+ * service's public read cache keeps it) and its headers. What a service reaches relative to this is what its own work costs; the
  * machine's and Node's share is the same on both sides.
  *
  * Run as a child process: `startBareServer({ '/blog': { body, headers }, … })` in the parent.
@@ -27,7 +27,8 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
   serveChild<BareOptions, null>(async (responses) => {
     const app = Fastify({ logger: false });
     for (const [path, { body, headers }] of Object.entries(responses)) {
-      app.get(path, (_request, reply) => reply.headers(headers).send(body));
+      const bytes = Buffer.from(body);
+      app.get(path, (_request, reply) => reply.headers(headers).send(bytes));
     }
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     return { url, info: null, close: () => app.close() };
