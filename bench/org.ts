@@ -21,7 +21,9 @@
  *   receiver answering 200 (target ≥ 0.5× the baseline on PostgreSQL);
  * - on PostgreSQL, the floor of a work round trip (`bare_work`): the bare SDK server's `work` tool writes a row,
  *   makes the same signed POST to the same receiver and records the outcome — two statements and nothing else —
- *   so the work rows can be read against what any durable implementation costs on this machine.
+ *   so the work rows can be read against what any durable implementation costs on this machine; and
+ *   (`bare_post`) the same server making only the signed POST, no statement: the ceiling of any work call that
+ *   reaches another process over HTTP.
  *
  * Cases are a table (`CASES`): each measures against one seeded org service and returns rows and target
  * checks. Every call is a full MCP `tools/call` round trip over HTTP on an initialized session with an OAuth
@@ -29,7 +31,8 @@
  *
  *   npm run bench:org [-- --items 100000 --duration 10 --warmup 2 --connections 20 --calls 500
  *                         --engines pglite,postgres
- *                         --cases bare,service_context,search_memory,get_operation,ask,record_memory,message_agent,execute_capability,bare_work
+ *                         --cases bare,service_context,search_memory,get_operation,ask,record_memory,message_agent,execute_capability,bare_work,
+ *                                 bare_post
  *                         --cpu-prof DIR --note TEXT --dry-run]
  *
  * PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, in a scratch schema dropped afterwards.
@@ -62,7 +65,10 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '20' },
     calls: { type: 'string', default: '500' },
     engines: { type: 'string', default: 'pglite,postgres' },
-    cases: { type: 'string', default: 'bare,service_context,search_memory,get_operation,ask,record_memory,message_agent,execute_capability,bare_work' },
+    cases: {
+      type: 'string',
+      default: 'bare,service_context,search_memory,get_operation,ask,record_memory,message_agent,execute_capability,bare_work,bare_post',
+    },
     note: { type: 'string' },
     'cpu-prof': { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
@@ -222,23 +228,27 @@ const CASES: Record<string, BenchCase> = {
     },
   },
 
-  bare_work: {
-    async run(bench) {
-      if (!bench.postgres) return { rows: [] };
-      const bare = await startBareMcpServer('', { ...bench.postgres, receiverUrl: bench.counterparts.receiverUrl });
-      try {
-        const onBare = { ...bench, url: bare.url, headers: await openOrgSession(bare.url, 'none', 'bench-bare-work') };
-        const row = await loadRow(onBare, BARE_WORK_CASE, toolCallCase(onBare, 'work', () => ({ text: 'bench' })));
-        return { rows: [row], targets: [] };
-      } finally {
-        await bare.stop();
-      }
-    },
-  },
+  bare_work: { run: (bench) => bareWorkRow(bench, 'work', BARE_WORK_CASE) },
+  bare_post: { run: (bench) => bareWorkRow(bench, 'post', BARE_POST_CASE) },
 };
+
+/** The bare SDK server's `work` or `post` tool under load (bench/lib/bare-mcp.ts), on PostgreSQL. */
+async function bareWorkRow(bench: OrgBench, tool: 'work' | 'post', name: string): Promise<{ rows: Row[]; targets: TargetCheck[] }> {
+  if (!bench.postgres) return { rows: [], targets: [] };
+  const bare = await startBareMcpServer('', { ...bench.postgres, receiverUrl: bench.counterparts.receiverUrl });
+  try {
+    const onBare = { ...bench, url: bare.url, headers: await openOrgSession(bare.url, 'none', `bench-bare-${tool}`) };
+    const row = await loadRow(onBare, name, toolCallCase(onBare, tool, () => ({ text: 'bench' })));
+    return { rows: [row], targets: [] };
+  } finally {
+    await bare.stop();
+  }
+}
 
 /** The floor of a work round trip: the bare server's durable action (bench/lib/bare-mcp.ts). */
 const BARE_WORK_CASE = 'bare work floor: a row, the signed POST, the outcome (bare SDK server)';
+/** The ceiling of any work call over HTTP: the bare server's signed POST and nothing else. */
+const BARE_POST_CASE = 'bare POST alone: the signed POST, no statement (bare SDK server)';
 
 /** The bare SDK server's calls per second under load in the same run, when measured. */
 function bareCallsPerSecond(rows: readonly Row[], engine: Engine): number | undefined {
@@ -480,22 +490,27 @@ const WHERE_THE_TIME_GOES = [
     'running with its tool.called and operation.running entries; the delivery with its first attempt; the settlement ' +
     'with the end), the agent read from memory; execute_capability 4 (the start; the gate\'s inputs; the charge, the ' +
     'mark and the verdict with its entry in one statement; the end), the client\'s agent and the capability read from ' +
-    'memory. A CPU profile of the org process puts its largest cost in socket writes (a statement to PostgreSQL, the ' +
-    'answer, the delivery), mostly the process losing its core to the one it wakes. ' +
+    'memory. Under load an execute_capability costs the org process about 5.5 ms of CPU and PostgreSQL about 4 ms ' +
+    '(the floor\'s server 1.3 ms and 0.4 ms; sampled from /proc during a run, session 33); the org process\'s profile ' +
+    'puts a fifth in socket writes (each statement, the answer, the delivery), a sixth in garbage collection (the young ' +
+    'generation is held to 2 MB for idle memory, SERVING_NODE_FLAGS) and most of the rest in building statements; ' +
+    'PostgreSQL\'s log puts half of each write statement\'s time in parse and plan. ' +
     'The bare work row is the floor of any durable round trip on the same machine (a row written before the action, ' +
     'the signed POST, the outcome written after: two statements and nothing else); where it is itself under half of ' +
     'service_context, no implementation that records work before doing it reaches the 0.5× target on that machine. ' +
+    'The bare POST row is the ceiling of any work call at all: the same server making the signed POST and nothing else. ' +
     'The read calls make no statement at all once their token, session, the person\'s spaces and directory ' +
     '(service_context), the page (search_memory, kept one second) or the settled operation (get_operation) are in the ' +
     'process\'s memory: each is dropped on every process by the change feed when a write of its kind commits ' +
     '(src/org/read-cache.ts), so what is left is the serving layer — the bearer check, the per-request Server and ' +
-    'transport, one request log line. ' +
+    'transport. ' +
     'Compare the one-at-a-time rows with service_context one at a time in the same run: on a busy machine every row ' +
     'is slower, and the ratio to that baseline is the steadier figure.',
   '',
   'If a target is missed on a quiet machine: for search, order by rank inside the index (the rum extension, on ' +
-    'PostgreSQL only); for the work round trips, message_agent\'s delivery written with its start (3 → 2 statements); ' +
-    'past that, a work call is two processes woken per statement on a shared machine, and the floor row bounds what is left.',
+    'PostgreSQL only); for the work round trips, message_agent\'s delivery written with its start (3 → 2 statements) ' +
+    'and the gate\'s inputs as a prepared statement; past that, a work call is two processes woken per statement on a ' +
+    'shared machine, and the floor and ceiling rows bound what is left.',
 ];
 
 /** A load row's calls per second as a multiple of the bare SDK server's in the same run ("" for other rows). */
@@ -507,18 +522,28 @@ function timesBare(rows: readonly Row[], row: Row): string {
 /** The work rows against the floor of a durable round trip measured in the same run (bare_work), where it was. */
 function floorLines(rows: readonly Row[]): string[] {
   const lines: string[] = [];
+  const load = (engine: Engine, tool: string) => rows.find((row) => row.engine === engine && row.mode === 'load' && row.case.split(' ')[0] === tool);
+  const ofServiceContext = (row: Row) => {
+    const baseline = load(row.engine, 'service_context');
+    return baseline ? `, ${(row.callsPerSecond / baseline.callsPerSecond).toFixed(2)}× service_context` : '';
+  };
   for (const floor of rows.filter((row) => row.case === BARE_WORK_CASE)) {
-    const load = (tool: string) => rows.find((row) => row.engine === floor.engine && row.mode === 'load' && row.case.split(' ')[0] === tool);
-    const baseline = load('service_context');
     const against = ['message_agent', 'execute_capability'].flatMap((tool) => {
-      const row = load(tool);
+      const row = load(floor.engine, tool);
       return row ? [`${tool} ${(row.callsPerSecond / floor.callsPerSecond).toFixed(2)}×`] : [];
     });
     lines.push(
       `The floor (${floor.engine}): a bare work round trip (two statements and the signed POST, nothing else) reached ` +
-        `${floor.callsPerSecond} calls/s` +
-        (baseline ? `, ${(floor.callsPerSecond / baseline.callsPerSecond).toFixed(2)}× service_context` : '') +
+        `${floor.callsPerSecond} calls/s${ofServiceContext(floor)}` +
         (against.length ? `; against it, ${against.join(', ')}.` : '.'),
+      '',
+    );
+  }
+  for (const ceiling of rows.filter((row) => row.case === BARE_POST_CASE)) {
+    lines.push(
+      `The ceiling (${ceiling.engine}): the bare SDK server making the signed POST alone, with no statement, reached ` +
+        `${ceiling.callsPerSecond} calls/s${ofServiceContext(ceiling)}: no work call that reaches another process over HTTP ` +
+        'answers faster than that on this machine, durable or not.',
       '',
     );
   }

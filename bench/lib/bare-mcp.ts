@@ -6,7 +6,9 @@
  * Given a PostgreSQL database and a webhook receiver, it also has a `work` tool: the least any durable action
  * does — a row written before the action (so it is neither lost nor run twice after a crash), a signed POST to
  * the receiver, the row updated with the outcome — two autocommitted statements on a pool of the org's size,
- * and nothing else (no authorization, gate, budget, trail or queue). The floor of execute_capability.
+ * and nothing else (no authorization, gate, budget, trail or queue). The floor of execute_capability. Its `post`
+ * tool makes the same signed POST and nothing else, no statement at all: the ceiling of any work call that
+ * reaches another process over HTTP, durable or not.
  *
  * Run as a child process: `startBareMcpServer(text)` in the parent; its endpoint is `POST /mcp`.
  */
@@ -50,10 +52,9 @@ if (process.send && process.argv[1] === thisFile) {
           content: [{ type: 'text', text: constant }],
         }));
         if (pool && work) {
-          server.registerTool('work', { description: 'A durable action', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => {
-            const id = randomUUID();
-            await pool.query("INSERT INTO bare_work (id, input, status) VALUES ($1, $2, 'running')", [id, JSON.stringify({ text })]);
-            const body = JSON.stringify({ id, input: { text } });
+          /** The signed POST both tools make; resolves with the receiver's status and answer. */
+          const post = async (id: string, input: { text: string }) => {
+            const body = JSON.stringify({ id, input });
             const sentAt = new Date();
             const answer = await fetch(work.receiverUrl, {
               method: 'POST',
@@ -61,9 +62,18 @@ if (process.send && process.argv[1] === thisFile) {
               body,
               signal: AbortSignal.timeout(10_000),
             });
-            const result = await answer.text();
-            const status = answer.ok ? 'succeeded' : 'failed';
+            return { status: answer.ok ? 'succeeded' : 'failed', result: await answer.text() };
+          };
+          server.registerTool('work', { description: 'A durable action', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => {
+            const id = randomUUID();
+            await pool.query("INSERT INTO bare_work (id, input, status) VALUES ($1, $2, 'running')", [id, JSON.stringify({ text })]);
+            const { status, result } = await post(id, { text });
             await pool.query('UPDATE bare_work SET status = $2, result = $3 WHERE id = $1', [id, status, result]);
+            return { content: [{ type: 'text', text: JSON.stringify({ id, status }) }], structuredContent: { id, status } };
+          });
+          server.registerTool('post', { description: 'The signed POST alone', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => {
+            const id = randomUUID();
+            const { status } = await post(id, { text });
             return { content: [{ type: 'text', text: JSON.stringify({ id, status }) }], structuredContent: { id, status } };
           });
         }
