@@ -101,6 +101,12 @@ export interface DatabaseConfig {
   url?: string;
   /** Directory of the embedded database (ignored when `url` is set). `memory://` keeps it in memory. */
   dataDir: string;
+  /**
+   * In memory only: a data directory PGlite dumped (`dumpDataDir`) to start from instead of a new one, its
+   * pending migrations applied as on any open. The tests start each database from one migrated copy, which
+   * spares each the embedded initdb (about 1.5 s).
+   */
+  startFrom?: Blob;
   /** PostgreSQL schema holding this service's tables. */
   schema: string;
   /** The environment variable `url` came from, named in messages when the database does not answer. */

@@ -220,7 +220,8 @@ export async function openPgliteClient(config: DatabaseConfig): Promise<PGlite> 
   if (!inMemory) await mkdir(config.dataDir, { recursive: true });
   // Read when a WebAssembly module is compiled, so it must be set before the first database opens.
   v8.setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
-  return PGlite.create(inMemory ? undefined : config.dataDir, { extensions: { pg_trgm }, postgresqlconf: EMBEDDED_SETTINGS });
+  const startFrom = inMemory && config.startFrom ? { loadDataDir: config.startFrom } : {};
+  return PGlite.create(inMemory ? undefined : config.dataDir, { extensions: { pg_trgm }, postgresqlconf: EMBEDDED_SETTINGS, ...startFrom });
 }
 
 /** Loads pg_trgm, selects the service's schema and applies pending migrations. */

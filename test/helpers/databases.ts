@@ -4,7 +4,9 @@
  * dropped afterwards, so runs never collide.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { inject } from 'vitest';
 import type { DatabaseConfig } from '../../src/config.js';
 import { dropSchema } from '../../src/platform/database.js';
 
@@ -24,9 +26,13 @@ export function uniqueName(prefix = 't'): string {
   return `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
 }
 
+/** The migrated embedded database every in-memory one starts from (test/global-setup.ts), read once per worker. */
+let template: Blob | undefined;
+const pgliteTemplate = () => (template ??= new Blob([readFileSync(inject('pgliteTemplate'))]));
+
 /** A fresh, empty database of the given engine. */
 export function testDatabase(engine: Engine): TestDatabase {
-  if (engine === 'pglite') return { config: { dataDir: 'memory://', schema: 'content' }, drop: async () => {} };
+  if (engine === 'pglite') return { config: { dataDir: 'memory://', schema: 'content', startFrom: pgliteTemplate() }, drop: async () => {} };
   if (!postgresUrl) throw new Error('TEST_DATABASE_URL is not set');
   const schema = uniqueName();
   return { config: { url: postgresUrl, dataDir: '', schema }, drop: () => dropSchema(postgresUrl, schema) };
