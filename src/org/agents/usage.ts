@@ -3,7 +3,7 @@
  * The gate charges an agent with `chargeAgent` when it runs a capability, and reads `agentUsage` for the
  * budget step of DESIGN 4.4; list_agents shows the same figures.
  */
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { queryRows, type Queryable } from '../../platform/database.js';
 import { announce } from '../events/announce.js';
@@ -100,7 +100,7 @@ export function thresholdCrossedSql(before: SQL, cost: number, budget: SQL): SQL
 }
 
 /** What the agent used in `month`, as an expression to read with other things in one statement. */
-export function spentThisMonthSql(agentId: string, month: string): SQL {
+export function spentThisMonthSql(agentId: string | Placeholder, month: string | Placeholder): SQL {
   return sql`coalesce((SELECT used FROM ${agentMonthlyUsage} WHERE agent_id = ${agentId} AND month = ${month}), 0)`;
 }
 

@@ -64,18 +64,7 @@ export interface GateSubject {
 /** Reads the gate's subject in one statement: the capability, the agent, its spending this month, every rule, the approvals by risk. */
 export async function loadGateSubject(db: Queryable, capabilityId: string, agentId: string): Promise<GateSubject> {
   const now = new Date();
-  const [row] = await db
-    .select({
-      capability: capabilities,
-      agent: agents,
-      spent: sql<number>`${spentThisMonthSql(agentId, usageMonth(now))}`.mapWith(Number),
-      standing: sql<never[]>`${gateRulesSql.standing}`,
-      learned: sql<never[]>`${gateRulesSql.learned}`,
-      approvalsByRisk: sql<GateInputs['approvalsByRisk'] | null>`(SELECT ${organization.approvalsByRisk} FROM ${organization} LIMIT 1)`,
-    })
-    .from(capabilities)
-    .innerJoin(agents, eq(agents.id, agentId))
-    .where(eq(capabilities.id, capabilityId));
+  const [row] = await selectGateSubject(db, { capabilityId, agentId, month: usageMonth(now) });
   if (!row) {
     await findCapability(db, capabilityId);
     throw orgErrors.notFound('agent');
@@ -89,6 +78,22 @@ export async function loadGateSubject(db: Queryable, capabilityId: string, agent
     now,
   };
 }
+
+/** Read on every execute_capability call (and every decision's re-check). */
+const selectGateSubject = hotStatement('gate_subject', (db) =>
+  db
+    .select({
+      capability: capabilities,
+      agent: agents,
+      spent: sql<number>`${spentThisMonthSql(sql.placeholder('agentId'), sql.placeholder('month'))}`.mapWith(Number),
+      standing: sql<never[]>`${gateRulesSql.standing}`,
+      learned: sql<never[]>`${gateRulesSql.learned}`,
+      approvalsByRisk: sql<GateInputs['approvalsByRisk'] | null>`(SELECT ${organization.approvalsByRisk} FROM ${organization} LIMIT 1)`,
+    })
+    .from(capabilities)
+    .innerJoin(agents, eq(agents.id, sql.placeholder('agentId')))
+    .where(eq(capabilities.id, sql.placeholder('capabilityId'))),
+);
 
 type VerdictSubject = GateSubject & {
   input: unknown;
