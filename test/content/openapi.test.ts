@@ -80,7 +80,10 @@ describe.each(engines)('OpenAPI document and API reference on %s', (engine) => {
     expect(assets.length).toBeGreaterThan(0);
     for (const asset of assets) {
       expect(asset, 'no CDN').not.toMatch(/^(https?:)?\/\//);
-      expect((await fetch(new URL(asset, entry.url))).status, asset).toBe(200);
+      const response = await fetch(new URL(asset, entry.url));
+      expect(response.status, asset).toBe(200);
+      // Read to the end: a large body left unread holds its connection open, and the service's close waits for it.
+      expect((await response.arrayBuffer()).byteLength, asset).toBeGreaterThan(0);
     }
     const served = (await fetch(`${content.url}/docs/json`).then((response) => response.json())) as OpenApiDocument;
     expect(Object.keys(served.paths).sort()).toEqual(Object.keys(document.paths).sort());
