@@ -79,7 +79,7 @@ export async function loadGateSubject(db: Queryable, capabilityId: string, agent
   };
 }
 
-/** Read on every execute_capability call (and every decision's re-check). */
+/** Read on every run of a capability (execute_capability's, a resumed one's), every dry run and describe_capability. */
 const selectGateSubject = hotStatement('gate_subject', (db) =>
   db
     .select({
