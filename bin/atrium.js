@@ -1,7 +1,8 @@
-#!/usr/bin/env -S node --max-semi-space-size=2 --v8-pool-size=1
+#!/usr/bin/env -S node --max-semi-space-size=4 --v8-pool-size=1
 // The flags (`npm start` passes the same ones; bench/lib/child.ts's SERVING_NODE_FLAGS too), measured with
-// `npm run measure:memory` (issue 22): --max-semi-space-size=2 (MB): V8's young generation grows to 16 MB per
-// semi-space by default and keeps those pages, some 50 MB more when idle; --v8-pool-size=1: V8's background
+// `npm run measure:memory` (issue 22): --max-semi-space-size=4 (MB): V8's young generation grows to 16 MB per
+// semi-space by default and keeps those pages, some 50 MB more when idle; 4 MB costs 2-4 MB idle over 2 MB and
+// spends a sixth less CPU per cached public read (fewer scavenges); --v8-pool-size=1: V8's background
 // threads (four by default: concurrent marking, compilation) each leave memory in a malloc arena of their own,
 // some 30 MB more when idle with four. The benchmarks run their servers with the same flags.
 // Runs dist/ when it was compiled from src/ as it is now (bin/compiled.js; `npm start` compiles first), and the

@@ -31,7 +31,7 @@ type ChildMessage = { type: 'ready'; url: string; info: unknown } | { type: 'fai
  * The V8 flags `npm start` and bin/atrium.js run the services with (package.json's start script, the shebang),
  * given to every server under test, ours and the bare ones alike, so a benchmark measures what is deployed.
  */
-export const SERVING_NODE_FLAGS = ['--max-semi-space-size=2', '--v8-pool-size=1'];
+export const SERVING_NODE_FLAGS = ['--max-semi-space-size=4', '--v8-pool-size=1'];
 
 /** Forks `entry` (a TypeScript file run through tsx) and resolves once it is listening. */
 export function startChild<Info>(entry: string, options: unknown, startOptions: StartChildOptions = {}): Promise<ChildServer<Info>> {
