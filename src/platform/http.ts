@@ -22,6 +22,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { isDatabaseUnreachable, RETRY_AFTER_SECONDS } from './database-outage.js';
+import { earlyAnswerServerFactory, onAnsweredEarly } from './early-answers.js';
 import { isAppError, platformErrors, type AppError } from './errors.js';
 import { loggerOptions, type LogFormat } from './logger.js';
 
@@ -44,7 +45,9 @@ export interface HttpServerOptions {
 }
 
 export function createHttpServer(options: HttpServerOptions): HttpServer {
+  const early = earlyAnswerServerFactory();
   const app = Fastify({
+    serverFactory: early.serverFactory,
     logger: loggerOptions(options.logLevel, options.service, options.logFormat),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
@@ -57,6 +60,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // Errors the router raises before any route runs (a malformed or overlong URL) keep the error shape too.
     frameworkErrors: (error, request, reply) => sendError(toAppError(error, request), reply),
   }).withTypeProvider<ZodTypeProvider>();
+  early.attach(app);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -70,6 +74,9 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
         'request',
       );
     });
+    onAnsweredEarly(app, ({ method, url, status, milliseconds }) =>
+      app.log.debug({ method, url, status, ms: Math.round(milliseconds * 10) / 10 }, 'request'),
+    );
   }
 
   app.addHook('preValidation', async (request) => {

@@ -7,6 +7,7 @@
 import { sql } from 'drizzle-orm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from './database.js';
+import { onAnsweredEarly } from './early-answers.js';
 import type { HttpServer } from './http.js';
 
 export function registerMetrics(app: HttpServer, options: { service: string; database: Database }): void {
@@ -56,6 +57,10 @@ export function registerMetrics(app: HttpServer, options: { service: string; dat
     const route = request.routeOptions.url ?? '(unmatched)';
     requests.inc({ method: request.method, route, status: reply.statusCode });
     latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+  onAnsweredEarly(app, ({ method, route, status, milliseconds }) => {
+    requests.inc({ method, route, status });
+    latency.observe({ method, route }, milliseconds / 1000);
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
     reply.type(registry.contentType).send(await registry.metrics()),

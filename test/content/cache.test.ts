@@ -22,7 +22,10 @@ describe('If-None-Match comparison (RFC 9110 §13.1.2)', () => {
 });
 
 describe('the read cache bounds', () => {
-  const entry = (body: string, storedAt = 0) => ({ body: Buffer.from(body), etag: etagOf(body), headers: { 'content-type': 'application/json' }, storedAt });
+  const entry = (body: string, storedAt = 0) => {
+    const etag = etagOf(body);
+    return { body: Buffer.from(body), etag, headers: { 'content-type': 'application/json', etag }, validators: { etag }, route: '/a', storedAt };
+  };
 
   it('drops the oldest entry past the entry limit', () => {
     const cache = new PublicReadCache({ maxAgeMs: 1000, maxEntries: 2, maxBytes: 1000 });

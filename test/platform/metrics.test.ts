@@ -29,6 +29,20 @@ describe.each(engines)('GET /metrics on %s', (engine) => {
     expect(text).toMatch(/^process_resident_memory_bytes\{service="content"\} \d+/m);
   });
 
+  it('counts a public read answered from the cache, before routing, under its route pattern like any other', async () => {
+    const changelog = `${content.url}/changelog?limit=2`;
+    const first = await fetch(changelog);
+    expect(first.status).toBe(200);
+    const etag = first.headers.get('etag')!;
+    expect((await fetch(changelog)).status).toBe(200);
+    expect((await fetch(changelog, { headers: { 'if-none-match': etag } })).status).toBe(304);
+    const text = await (await fetch(`${content.url}/metrics`)).text();
+    // The miss, the hit and the revalidation: three requests to the route, whichever way each was answered.
+    expect(text).toMatch(/^http_requests_total\{method="GET",route="\/changelog",status="200",service="content"\} 2$/m);
+    expect(text).toMatch(/^http_requests_total\{method="GET",route="\/changelog",status="304",service="content"\} 1$/m);
+    expect(text).toMatch(/^http_request_duration_seconds_count\{service="content",method="GET",route="\/changelog"\} 3$/m);
+  });
+
   it('serves them on the org service too, under its own name', async () => {
     const text = await (await fetch(`${org.url}/metrics`)).text();
     expect(text).toMatch(/^jobs_queued\{state="later",service="org"\} \d+$/m);

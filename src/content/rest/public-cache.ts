@@ -2,7 +2,7 @@
  * The public read cache, so the public site's GETs are cheap to serve and cacheable.
  *
  * Anonymous GETs of routes flagged `config: { publicCache: true }` are answered from the serialized
- * response kept per URL in this process, without touching the database. Every such GET, anonymous or not,
+ * response kept per URL in this process, without touching the database, before the request is routed. Every such GET, anonymous or not,
  * carries a strong ETag and answers `If-None-Match` with 304 (RFC 9110 §13.1.2, §15.4.5).
  *
  * Freshness comes from the change feed (platform/changes.ts): every content write, made by this process,
@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChangeFeed } from '../../platform/changes.js';
+import { answerBeforeRouting } from '../../platform/early-answers.js';
 import type { HttpServer } from '../../platform/http.js';
 import { ReadCache } from '../../platform/read-cache.js';
 
@@ -46,6 +47,10 @@ interface CachedResponse {
   etag: string;
   /** Everything an anonymous hit sends besides the body, worked out once when stored. */
   headers: Readonly<Record<string, string>>;
+  /** What a 304 answer sends: the validators and the cache policy. */
+  validators: Readonly<Record<string, string>>;
+  /** The route pattern that answered (`/blog/:slug`), for the metrics and the log. */
+  route: string;
   storedAt: number;
 }
 
@@ -81,19 +86,23 @@ export function registerPublicCache(app: HttpServer, feed: ChangeFeed, options: 
   const isCacheable = (request: FastifyRequest) => request.method === 'GET' && request.routeOptions.config?.publicCache === true;
   const isAnonymous = (request: FastifyRequest) => request.headers.authorization === undefined;
 
-  app.addHook('onRequest', async function serveFromCache(request, reply) {
+  // A hit is answered as soon as Node has parsed the request (platform/early-answers.ts). An entry exists only
+  // for a URL a cacheable route answered, and routing depends on the method and URL alone (no constraints), so
+  // the same URL reaches the same route again.
+  answerBeforeRouting(app, function answerFromCache(request, response) {
+    if (!serve || request.method !== 'GET' || request.headers.authorization !== undefined || !cache.serving) return undefined;
+    const entry = cache.get(request.url ?? '', Date.now());
+    if (!entry) return undefined;
+    if (ifNoneMatchHits(request.headers['if-none-match'], entry.etag)) response.writeHead(304, entry.validators).end();
+    else response.writeHead(200, entry.headers).end(entry.body);
+    return entry.route;
+  });
+
+  // Everything not answered early reaches Fastify (`app.inject` always does): an anonymous GET of a cacheable
+  // route is then a miss, rendered by its handler and stored by tagAndStore if nothing changed meanwhile.
+  app.addHook('onRequest', async function noteMiss(request) {
     // A request that skips this hook is never stored either: tagAndStore keeps only misses recorded here.
-    if (!serve || !isCacheable(request) || !isAnonymous(request) || !cache.serving) return;
-    const entry = cache.get(request.url, Date.now());
-    if (!entry) {
-      missesStartedIn.set(request, cache.generation);
-      return;
-    }
-    if (ifNoneMatchHits(request.headers['if-none-match'], entry.etag)) {
-      setValidatorHeaders(reply, entry.etag, true);
-      return reply.code(304).send();
-    }
-    return reply.code(200).headers(entry.headers).send(entry.body);
+    if (serve && isCacheable(request) && isAnonymous(request) && cache.serving) missesStartedIn.set(request, cache.generation);
   });
 
   app.addHook('onSend', async function tagAndStore(request, reply, payload) {
@@ -105,13 +114,14 @@ export function registerPublicCache(app: HttpServer, feed: ChangeFeed, options: 
     setValidatorHeaders(reply, etag, anonymous);
     const startedIn = missesStartedIn.get(request);
     if (anonymous && startedIn === cache.generation && cache.serving) {
+      const body = Buffer.from(payload);
+      const validators = { etag, vary: String(reply.getHeader('vary')), 'cache-control': String(reply.getHeader('cache-control')) };
       const headers = {
         'content-type': String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-        etag,
-        vary: String(reply.getHeader('vary')),
-        'cache-control': String(reply.getHeader('cache-control')),
+        'content-length': String(body.length),
+        ...validators,
       };
-      cache.set(request.url, { body: Buffer.from(payload), etag, headers, storedAt: Date.now() });
+      cache.set(request.url, { body, etag, headers, validators, route: request.routeOptions.url ?? request.url, storedAt: Date.now() });
     }
     if (ifNoneMatchHits(request.headers['if-none-match'], etag)) {
       reply.code(304);
