@@ -65,7 +65,16 @@ export function earlyAnswerServerFactory(): {
 function answerEarly(early: EarlyAnswers, request: IncomingMessage, response: ServerResponse): boolean {
   const startedAt = early.observers.length > 0 ? performance.now() : 0;
   for (const answer of early.answers) {
-    const route = answer(request, response);
+    let route: string | undefined;
+    try {
+      route = answer(request, response);
+    } catch (error) {
+      // Outside Fastify nothing would catch it and the process would stop: before anything was written, Fastify
+      // answers the request as usual; after, the connection is closed, as Fastify does with a broken response.
+      if (!response.headersSent) return false;
+      response.destroy(error as Error);
+      return true;
+    }
     if (route === undefined) continue;
     if (early.observers.length > 0) {
       const answered: AnsweredEarly = {
