@@ -493,7 +493,7 @@ const WHERE_THE_TIME_GOES = [
     'memory. Under load an execute_capability costs the org process about 5.5 ms of CPU and PostgreSQL about 4 ms ' +
     '(the floor\'s server 1.3 ms and 0.4 ms; sampled from /proc during a run, session 33); the org process\'s profile ' +
     'puts a fifth in socket writes (each statement, the answer, the delivery), a sixth in garbage collection (the young ' +
-    'generation is held to 2 MB for idle memory, SERVING_NODE_FLAGS) and most of the rest in building statements; ' +
+    'generation was held to 2 MB for idle memory then; 4 MB since session 34, SERVING_NODE_FLAGS) and most of the rest in building statements; ' +
     'PostgreSQL\'s log puts half of each write statement\'s time in parse and plan. ' +
     'The bare work row is the floor of any durable round trip on the same machine (a row written before the action, ' +
     'the signed POST, the outcome written after: two statements and nothing else); where it is itself under half of ' +
