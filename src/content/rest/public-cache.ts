@@ -2,8 +2,9 @@
  * The public read cache, so the public site's GETs are cheap to serve and cacheable.
  *
  * Anonymous GETs of routes flagged `config: { publicCache: true }` are answered from the serialized
- * response kept per URL in this process, without touching the database, before the request is routed. Every such GET, anonymous or not,
- * carries a strong ETag and answers `If-None-Match` with 304 (RFC 9110 §13.1.2, §15.4.5).
+ * response kept per URL in this process, without touching the database, before the request is routed.
+ * Every such GET, anonymous or not, carries a strong ETag and answers `If-None-Match` with 304
+ * (RFC 9110 §13.1.2, §15.4.5).
  *
  * Freshness comes from the change feed (platform/changes.ts): every content write, made by this process,
  * another process on the same PostgreSQL database or the job worker, empties the cache when it commits —
