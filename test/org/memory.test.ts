@@ -12,6 +12,7 @@ import { BEA, memoryFingerprint, NOMAD, startMemoryOrg, type MemoryOrg } from '.
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 import { recordMemory } from '../../src/org/memory/write.js';
 import { searchMemory } from '../../src/org/memory/search.js';
+import { cachedOrgRead } from '../../src/org/read-cache.js';
 
 describe.each(engines)('company memory on %s', (engine) => {
   let m: MemoryOrg;
@@ -308,6 +309,27 @@ describe.each(engines)('company memory on %s', (engine) => {
       expect(seen).toEqual([...weak.reverse(), strong.id]);
       // Without tiers (the default window holds every item here) the strong match ranks first.
       expect(ids(await searchMemory(db, { query: 'okapi', limit: 10 }, caller)).slice(0, 2)).not.toContain(weak[0]);
+    });
+
+    it('shares the first tier’s boundary between searches until memory changes', async () => {
+      const { ctx } = m.org.service;
+      const caller = { spaceIds: [spaces.general] };
+      let reads = 0;
+      const cacheBoundary = (key: Record<string, unknown>, read: () => Promise<string | null>) =>
+        cachedOrgRead(ctx, ctx.db, 'memory', 'searchBoundary', key, () => ((reads += 1), read()));
+      const find = (query: string) => searchMemory(ctx.db, { query, limit: 1 }, caller, { recentWindow: 2, cacheBoundary });
+      const boundaryOf = (page: { next_cursor: string | null }) => JSON.parse(Buffer.from(page.next_cursor!, 'base64url').toString())[1];
+      const recorded: string[] = [];
+      for (let i = 0; i < 3; i++) recorded.push((await record(owner, { title: `Quokka ${i}`, body: 'quokka colony' })).provenance.recorded_at);
+      const first = await find('quokka');
+      await find('colony');
+      expect(reads).toBe(1);
+      // The second newest item of the space bounds the first tier of both searches.
+      expect(boundaryOf(first)).toBe(recorded[1]);
+      // A write drops it in this process before its answer: the next search reads it again, one item later.
+      recorded.push((await record(owner, { title: 'Quokka 3', body: 'quokka colony' })).provenance.recorded_at);
+      expect(boundaryOf(await find('quokka'))).toBe(recorded[2]);
+      expect(reads).toBe(2);
     });
 
     it('pages the trigram fallback the same way', async () => {

@@ -34,9 +34,12 @@ export const memoryTools = [
     input: searchMemoryInput,
     output: memoryPage,
     annotations: { idempotentHint: true, openWorldHint: false },
-    // Kept in memory by the readable spaces and the arguments until any memory write (read-cache.ts).
+    // Kept in memory by the readable spaces and the arguments until any memory write (read-cache.ts), and so is
+    // the first tier's boundary, which every other search of those spaces shares meanwhile.
     run: (input, { ctx, spaceIds }) =>
-      cachedOrgRead(ctx, ctx.db, 'memory', 'searchMemory', { ...input, readable_spaces: [...spaceIds].sort() }, () => searchMemory(ctx.db, input, { spaceIds })),
+      cachedOrgRead(ctx, ctx.db, 'memory', 'searchMemory', { ...input, readable_spaces: [...spaceIds].sort() }, () =>
+        searchMemory(ctx.db, input, { spaceIds }, { cacheBoundary: (key, read) => cachedOrgRead(ctx, ctx.db, 'memory', 'searchBoundary', key, read) }),
+      ),
   }),
   defineOrgTool({
     name: 'get_memory',

@@ -90,12 +90,24 @@ interface Cursor {
   search: string;
 }
 
+export interface SearchOptions {
+  match?: MatchMode;
+  /** How many of the newest items the first tier ranks (`RECENT_WINDOW`). */
+  recentWindow?: number;
+  /**
+   * Reads the first tier's boundary through a cache: `read` under `key` (org/read-cache.ts). The boundary moves
+   * only when items are recorded, and reading it is an index scan of `recentWindow` entries (about 2 ms at a
+   * million items), so the searches of a second can share it. Without it every first page reads it.
+   */
+  cacheBoundary?: (key: Record<string, unknown>, read: () => Promise<string | null>) => Promise<string | null>;
+}
+
 /** Ranked items visible to the caller (see the module comment for what is visible when). */
 export async function searchMemory(
   db: Queryable,
   rawInput: SearchMemoryInput,
   caller: MemoryCaller,
-  options: { match?: MatchMode; recentWindow?: number } = {},
+  options: SearchOptions = {},
 ): Promise<MemoryPage> {
   const input = searchMemoryInput.parse(rawInput);
   const match = options.match ?? 'all';
@@ -104,7 +116,7 @@ export async function searchMemory(
   const cursor = input.cursor === undefined ? undefined : decodeCursor(input.cursor, fingerprint);
   const filters = visibleWhere(input, caller);
 
-  const boundary = cursor ? cursor.boundary : await recentBoundary(db, input, caller, options.recentWindow ?? RECENT_WINDOW);
+  const boundary = cursor ? cursor.boundary : await firstTierBoundary(db, input, caller, options);
   let method: SearchMethod = cursor?.method ?? 'fts';
   let rows = method === 'fts' ? await tieredPage(db, ftsSearch(input.query, match), filters, boundary, cursor, input.limit) : [];
   if (method === 'trigram' || (!cursor && rows.length === 0)) {
@@ -122,9 +134,15 @@ export async function searchMemory(
  * The `recorded_at` of the `window`-th newest item the search may show (its space filter only: the other filters
  * rarely exclude many), read from the space's index; null when there are no more than `window` of them.
  */
-async function recentBoundary(db: Queryable, input: z.output<typeof searchMemoryInput>, caller: MemoryCaller, window: number): Promise<string | null> {
-  const spaces = input.space_id ? [input.space_id] : [...caller.spaceIds];
+async function firstTierBoundary(db: Queryable, input: z.output<typeof searchMemoryInput>, caller: MemoryCaller, options: SearchOptions): Promise<string | null> {
+  const spaces = input.space_id ? [input.space_id] : [...caller.spaceIds].sort();
   if (spaces.length === 0) return null;
+  const window = options.recentWindow ?? RECENT_WINDOW;
+  const read = () => recentBoundary(db, spaces, window);
+  return options.cacheBoundary ? options.cacheBoundary({ spaces, window }, read) : read();
+}
+
+async function recentBoundary(db: Queryable, spaces: string[], window: number): Promise<string | null> {
   const [row] = await db
     .select({ recordedAt: memoryItems.recordedAt })
     .from(memoryItems)
@@ -198,29 +216,26 @@ function escapeLike(word: string): string {
 
 /**
  * One page (plus one row, to know whether another follows) after the cursor: the rest of the first tier, then as
- * much of the second as the page still needs.
+ * much of the second as the page still needs — in one statement. PostgreSQL runs the branches of a UNION ALL in
+ * order and stops pulling at its LIMIT, so the second tier is ranked only when the first holds less than the page.
+ * (The order holds because neither branch can run in parallel with the other: a branch ending in LIMIT is never a
+ * partial plan, which a Parallel Append would need.)
  */
-async function tieredPage(db: Queryable, search: RankedSearch, filters: SQL, boundary: string | null, cursor: Cursor | undefined, limit: number) {
+function tieredPage(db: Queryable, search: RankedSearch, filters: SQL, boundary: string | null, cursor: Cursor | undefined, limit: number) {
   const at = boundary === null ? undefined : sql`${boundary}::timestamptz`;
-  const rows: Array<Awaited<ReturnType<typeof rankedPage>>[number] & { tier: Tier }> = [];
-  if (at && (!cursor || cursor.tier === 0)) {
-    const recent = await rankedPage(db, search, and(filters, sql`${memoryItems.recordedAt} >= ${at}`)!, cursor, limit);
-    rows.push(...recent.map((row) => ({ ...row, tier: 0 as const })));
-  }
-  if (rows.length <= limit) {
-    const older = await rankedPage(db, search, and(filters, at ? sql`${memoryItems.recordedAt} < ${at}` : undefined)!, cursor?.tier === 1 ? cursor : undefined, limit - rows.length);
-    rows.push(...older.map((row) => ({ ...row, tier: 1 as const })));
-  }
-  return rows;
+  const older = rankedPage(db, search, and(filters, at ? sql`${memoryItems.recordedAt} < ${at}` : undefined)!, cursor?.tier === 1 ? cursor : undefined, limit, 1);
+  if (!at || cursor?.tier === 1) return older;
+  const recent = rankedPage(db, search, and(filters, sql`${memoryItems.recordedAt} >= ${at}`)!, cursor, limit, 0);
+  return recent.unionAll(older).limit(limit + 1);
 }
 
-/** Up to `limit` + 1 items of one tier after the cursor's (rank, recorded_at). */
-async function rankedPage(db: Queryable, search: RankedSearch, filters: SQL, cursor: Cursor | undefined, limit: number) {
+/** Up to `limit` + 1 items of one tier after the cursor's (rank, recorded_at), each marked with its tier. */
+function rankedPage(db: Queryable, search: RankedSearch, filters: SQL, cursor: Cursor | undefined, limit: number, tier: Tier) {
   const after = cursor
     ? sql`(${search.rank} < ${cursor.rank}::real OR (${search.rank} = ${cursor.rank}::real AND ${memoryItems.recordedAt} < ${cursor.recordedAt}::timestamptz))`
     : undefined;
   return db
-    .select({ ...itemColumns, rank: sql<string>`(${search.rank})::text` })
+    .select({ ...itemColumns, rank: sql<string>`(${search.rank})::text`, tier: sql<Tier>`${sql.raw(String(tier))}` })
     .from(memoryItems)
     .where(and(search.matches, filters, after))
     .orderBy(sql`${search.rank} DESC`, desc(memoryItems.recordedAt))
