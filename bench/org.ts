@@ -52,6 +52,7 @@ import { describeMachine, machineInfo } from './lib/machine.js';
 import { startWebhookReceiver } from '../test/helpers/webhook-receiver.js';
 import { BENCH_OWNER_EMAIL, startOrgServer, type OrgServerInfo } from './lib/org-server.js';
 import { openOrgSession } from './lib/org.js';
+import { searchQueries } from './lib/org-seed.js';
 import { startBareMcpServer } from './lib/bare-mcp.js';
 import { formatTable, writeResultsSection } from './lib/report.js';
 
@@ -166,19 +167,12 @@ const CASES: Record<string, BenchCase> = {
   search_memory: {
     async run(bench) {
       const words = bench.info.memory!.midWords;
-      const queries: Array<[string, (i: number) => string]> = [
-        ['one word (~1 % of items)', (i) => words[i % words.length]],
-        ['two words', (i) => `${words[i % words.length]} ${words[(i + 7) % words.length]}`],
-        // Every made-up word starts with a consonant, so a word without its first letter is no word: full-text
-        // search finds nothing and the trigram fallback answers (substring match, ranked by word similarity).
-        ['part of a word (trigram fallback)', (i) => words[i % words.length].slice(1)],
-      ];
       // Under load, one fixed query (as content's search_content row): what a client repeating a search costs.
       const fixed = await loadRow(bench, `search_memory, one fixed query ("${words[0]}")`, toolCallCase(bench, 'search_memory', () => ({ query: words[0] })));
       const rows: Row[] = [fixed];
       const targets: TargetCheck[] = bareTarget(bench, fixed);
-      for (const [label, query] of queries) {
-        const row = await sequentialRow(bench, `search_memory, ${label}`, (i) => ['search_memory', { query: query(i) }]);
+      for (const { label, queries } of searchQueries(sequentialCalls + Math.ceil(sequentialCalls / 10))) {
+        const row = await sequentialRow(bench, `search_memory, ${label}`, (i) => ['search_memory', { query: queries[i] }]);
         rows.push(row);
         if (bench.engine === 'postgres') targets.push({ engine: bench.engine, text: `search_memory ${label}: p99 ${row.p99} ms one at a time (target < 20 ms)`, met: row.p99 < 20 });
       }
@@ -370,7 +364,8 @@ function toolCallCase(bench: OrgBench, tool: string, argumentsOf: () => Record<s
 
 async function sequentialRow(bench: OrgBench, name: string, next: (i: number) => [string, Record<string, unknown>]): Promise<Row> {
   const warmup = Math.ceil(sequentialCalls / 10);
-  for (let i = 0; i < warmup; i++) await callTool(bench, ...next(i + 1_000));
+  // The warm-up calls get the numbers after the timed ones, so a case that varies its call by number never repeats one.
+  for (let i = 0; i < warmup; i++) await callTool(bench, ...next(sequentialCalls + i));
   const times: number[] = [];
   let failures = 0;
   const started = performance.now();

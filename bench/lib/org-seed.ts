@@ -44,6 +44,27 @@ export function vocabulary(): string[] {
   return [...words];
 }
 
+/**
+ * The queries search_memory is timed with one call at a time, `count` different ones of each kind: a word of about
+ * 1 % of the items (from the 1,000 words from the 600th on: 1.3–0.8 % each, nearest the thousandth first), two such
+ * words, and part of a word (a made-up word without its first letter is no word, since every word starts with a
+ * consonant: full-text search finds nothing and the trigram fallback answers). Every call a query of its own:
+ * search_memory keeps a page a second (src/org/read-cache.ts), and the same queries again within that second would
+ * time that cache instead.
+ */
+export function searchQueries(count: number): Array<{ label: string; queries: string[] }> {
+  const words = vocabulary();
+  const nearest = Array.from({ length: 1_000 }, (_, k) => 600 + k).sort((a, b) => Math.abs(a - 1_000) - Math.abs(b - 1_000));
+  const oneWord = nearest.map((index) => words[index]);
+  const fragments = [...new Set(words.slice(200, 4_900).map((word) => word.slice(1)))];
+  if (count > fragments.length) throw new Error(`search_memory: at most ${fragments.length} different queries of each kind, not ${count}`);
+  return [
+    { label: 'one word (~1 % of items)', queries: oneWord.slice(0, count) },
+    { label: 'two words', queries: oneWord.slice(0, count).map((word, i) => `${word} ${oneWord[(i + 7) % oneWord.length]}`) },
+    { label: 'part of a word (trigram fallback)', queries: fragments.slice(0, count) },
+  ];
+}
+
 export async function seedMemory(database: Database, options: MemorySeedOptions): Promise<MemorySeedFacts> {
   const started = performance.now();
   const words = vocabulary();
