@@ -168,6 +168,7 @@ async function benchOrg(engine: Engine, postgresUrl: string | undefined, cases: 
       loaded.push(
         { table: 'operations (with their gate verdicts, decisions and deliveries)', rows: rowCount, seconds: parts.operations },
         { table: 'org_activity', rows: rowCount, seconds: parts.activity },
+        { table: 'org_activity, sealed into the chain', rows: rowCount, seconds: parts.seal },
         { table: 'tasks', rows: Number(args.tasks), seconds: parts.tasks },
         { table: '(VACUUM) ANALYZE of the console tables', rows: 0, seconds: parts.analyze },
       );
