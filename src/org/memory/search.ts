@@ -218,8 +218,9 @@ function escapeLike(word: string): string {
  * One page (plus one row, to know whether another follows) after the cursor: the rest of the first tier, then as
  * much of the second as the page still needs — in one statement. PostgreSQL runs the branches of a UNION ALL in
  * order and stops pulling at its LIMIT, so the second tier is ranked only when the first holds less than the page.
- * (The order holds because neither branch can run in parallel with the other: a branch ending in LIMIT is never a
- * partial plan, which a Parallel Append would need.)
+ * (The branches cannot interleave: only a Parallel Append runs branches side by side, and PostgreSQL never runs a
+ * subquery with a LIMIT inside a parallel worker, so never under one. A branch may gather workers of its own;
+ * EXPLAIN with parallel plans made free shows the Append running the branches one after the other, PostgreSQL 15.)
  */
 function tieredPage(db: Queryable, search: RankedSearch, filters: SQL, boundary: string | null, cursor: Cursor | undefined, limit: number) {
   const at = boundary === null ? undefined : sql`${boundary}::timestamptz`;
