@@ -6,9 +6,9 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port.js';
 
 export interface PrivatePostgres {
   url: string;
@@ -80,14 +80,4 @@ function signalCluster(data: string, signal: 'STOP' | 'CONT'): void {
   const postmaster = readFileSync(pidFile, 'utf8').split('\n')[0].trim();
   const children = execFileSync('ps', ['-o', 'pid=', '--ppid', postmaster]).toString().split(/\s+/).filter(Boolean);
   execFileSync('kill', [`-${signal}`, postmaster, ...children]);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
 }

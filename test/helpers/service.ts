@@ -4,10 +4,10 @@
  * configuration from the start, as in a deployment. `close()` undoes all of it.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { testDatabase, type Engine, type TestDatabase } from './databases.js';
+import { freePort } from './free-port.js';
 
 export interface Service {
   listen(): Promise<string>;
@@ -28,19 +28,6 @@ export interface StartedService<S extends Service> {
   url: string;
   service: S;
   close(): Promise<void>;
-}
-
-/**
- * A port the operating system has just handed out for port 0 and released again. Another process could take
- * it in the moment between, which the kernel's port allocation makes unlikely; the service then fails to
- * listen rather than answering for someone else.
- */
-async function freePort(host: string): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, host, resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export async function startService<S extends Service>(
