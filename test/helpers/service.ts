@@ -39,9 +39,26 @@ export async function startService<S extends Service>(
   const database = options.database ?? testDatabase(engine);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `atrium-${options.prefix}-`));
   const host = '127.0.0.1';
-  const port = await freePort(host);
-  const service = await build({ host, port, url: `http://${host}:${port}`, dataDir, database });
-  const url = options.inProcess ? `http://${host}:${port}` : await service.listen();
+  let service: S;
+  let url: string;
+  // The port is part of the configuration, so it is chosen before the service is built, and another process can
+  // take it meanwhile (free-port.ts). CI saw that twice, in the suites that start a second service on the database
+  // of a first, without a cause found: the service is then built again on another port — a restart, as deployed.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort(host);
+    service = await build({ host, port, url: `http://${host}:${port}`, dataDir, database });
+    if (options.inProcess) {
+      url = `http://${host}:${port}`;
+      break;
+    }
+    try {
+      url = await service.listen();
+      break;
+    } catch (error) {
+      await service.close();
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 3) throw error;
+    }
+  }
   return {
     url,
     service,
