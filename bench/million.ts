@@ -15,7 +15,7 @@
  * a REST GET with the content secret).
  *
  *   npm run bench:million [-- --rows 1000000 --tasks 2000 --calls 200 --cases memory,console,content
- *                            --engines postgres --note TEXT --keep --dry-run]
+ *                            --engines postgres --cpu-prof DIR --note TEXT --keep --dry-run]
  *
  * PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, in scratch schemas dropped afterwards.
  */
@@ -44,6 +44,8 @@ const { values: args } = parseArgs({
     cases: { type: 'string', default: 'memory,console,content' },
     engines: { type: 'string', default: 'postgres' },
     note: { type: 'string' },
+    /** Write a V8 CPU profile of each service under test into DIR/<service> (`node --cpu-prof`). */
+    'cpu-prof': { type: 'string' },
     /** Leave the scratch schemas in place (their names are printed), to look at plans with EXPLAIN afterwards. */
     keep: { type: 'boolean', default: false },
     'dry-run': { type: 'boolean', default: false },
@@ -111,6 +113,10 @@ function getter(url: string, headers: Record<string, string>) {
   };
 }
 
+function cpuProfDir(service: string): string | undefined {
+  return args['cpu-prof'] ? path.resolve(args['cpu-prof'], service) : undefined;
+}
+
 /** A scratch database for one service: a schema of its own on PostgreSQL, a data directory on PGlite. */
 async function scratch(engine: Engine, service: string, postgresUrl: string | undefined) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `atrium-bench-million-${service}-`));
@@ -156,7 +162,7 @@ async function benchOrg(engine: Engine, postgresUrl: string | undefined, cases: 
       memoryItems: cases.has('memory') ? rowCount : 0,
       console: withConsole ? { operations: rowCount, activity: rowCount, tasks: Number(args.tasks) } : undefined,
     },
-    { stdoutFile: place.logFile },
+    { stdoutFile: place.logFile, cpuProfDir: cpuProfDir('org') },
   );
   try {
     await settle(place.database);
@@ -239,7 +245,7 @@ async function fetchOperationCursor(postgresUrl: string | undefined, database: D
 async function benchContent(engine: Engine, postgresUrl: string | undefined): Promise<CaseRun> {
   const place = await scratch(engine, 'content', postgresUrl);
   console.log(`\n[${engine}] content: loading ${rowCount.toLocaleString('en-US')} posts…`);
-  const server = await startBulkContentServer({ database: place.database, dataDir: place.dataDir, bulkPosts: rowCount, readCaches: false }, { stdoutFile: place.logFile });
+  const server = await startBulkContentServer({ database: place.database, dataDir: place.dataDir, bulkPosts: rowCount, readCaches: false }, { stdoutFile: place.logFile, cpuProfDir: cpuProfDir('content') });
   try {
     await settle(place.database);
     const { info, url } = server;
