@@ -6,10 +6,10 @@
  *
  * Ranking every match costs a read of every matching row (12,000 for a common word at a million items), so
  * when the caller sees more than `RECENT_WINDOW` items the search runs in two tiers: first the matches among
- * the newest `RECENT_WINDOW` visible items, ranked — read from the GIN index ANDed with the `recorded_at` index,
- * so only those rows are fetched — then, once they are exhausted, the older matches, ranked. The boundary (the
- * `recorded_at` of the oldest item of the window) is fixed by the first page and kept in the cursor. With fewer
- * visible items there is one tier, and the order is exactly (rank, recorded_at).
+ * the newest `RECENT_WINDOW` visible items, ranked — found in memory_recent, which keeps each space's newest
+ * items with a GIN index of their own, so only those rows are fetched — then, once they are exhausted, the older
+ * matches, ranked. The boundary (the `recorded_at` of the oldest item of the window) is fixed by the first page
+ * and kept in the cursor. With fewer visible items there is one tier, and the order is exactly (rank, recorded_at).
  *
  * Cursors are opaque (base64url JSON): which of the two searches the first page used, the tier boundary, and the
  * tier, rank and `recorded_at` of the last item returned. Pages are ordered by (tier, rank desc, recorded_at
@@ -26,7 +26,7 @@ import type { Queryable } from '../../platform/database.js';
 import { cursorParts, decodeOpaqueCursor, encodeOpaqueCursor, keysetPage, takePage } from '../../platform/paging.js';
 import { isIsoDate, toIso } from '../../platform/time.js';
 import { orgErrors } from '../errors.js';
-import { memoryItems } from '../schema.js';
+import { memoryItems, memoryRecent } from '../schema.js';
 import { type MemoryItemWithHistory, type MemoryKind, itemColumns, searchMemoryInput, type MemoryCaller, type MemoryPage, type SearchMemoryInput, toMemoryItem } from './records.js';
 
 /** The item and every version of it, newest first; an item outside the caller's spaces is `not_found`. */
@@ -73,7 +73,8 @@ type SearchMethod = 'fts' | 'trigram';
 
 /**
  * How many of the newest visible items the first tier ranks: a common word (1 % of items) has about a hundred
- * matches there, enough for any page, and fetching them costs about a millisecond.
+ * matches there, enough for any page, and fetching them costs under a millisecond. memory_recent keeps as many
+ * of each space (its trigger in drizzle/0009 says 10000: change both together).
  */
 export const RECENT_WINDOW = 10_000;
 
@@ -118,7 +119,7 @@ export async function searchMemory(
 
   const boundary = cursor ? cursor.boundary : await firstTierBoundary(db, input, caller, options);
   let method: SearchMethod = cursor?.method ?? 'fts';
-  let rows = method === 'fts' ? await tieredPage(db, ftsSearch(input.query, match), filters, boundary, cursor, input.limit) : [];
+  let rows = method === 'fts' ? await tieredPage(db, ftsSearch(input.query, match, searchedSpaces(input, caller)), filters, boundary, cursor, input.limit) : [];
   if (method === 'trigram' || (!cursor && rows.length === 0)) {
     method = 'trigram';
     const search = await trigramSearch(db, input.query, match);
@@ -135,9 +136,11 @@ export async function searchMemory(
  * rarely exclude many), read from the space's index; null when there are no more than `window` of them.
  */
 async function firstTierBoundary(db: Queryable, input: z.output<typeof searchMemoryInput>, caller: MemoryCaller, options: SearchOptions): Promise<string | null> {
-  const spaces = input.space_id ? [input.space_id] : [...caller.spaceIds].sort();
+  const spaces = searchedSpaces(input, caller);
   if (spaces.length === 0) return null;
   const window = options.recentWindow ?? RECENT_WINDOW;
+  // memory_recent keeps each space's newest RECENT_WINDOW items: a wider first tier would miss some.
+  if (window > RECENT_WINDOW) throw new Error(`search: the first tier holds at most ${RECENT_WINDOW} items, not ${window}`);
   const read = () => recentBoundary(db, spaces, window);
   return options.cacheBoundary ? options.cacheBoundary({ spaces, window }, read) : read();
 }
@@ -151,6 +154,11 @@ async function recentBoundary(db: Queryable, spaces: string[], window: number): 
     .offset(window - 1)
     .limit(1);
   return row ? toIso(row.recordedAt) : null;
+}
+
+/** The spaces searched: `space_id`, or all of the caller's (sorted: a cache key). */
+function searchedSpaces(input: z.output<typeof searchMemoryInput>, caller: MemoryCaller): string[] {
+  return input.space_id ? [input.space_id] : [...caller.spaceIds].sort();
 }
 
 /** What makes an item visible to this search, apart from matching its words. */
@@ -172,18 +180,32 @@ function visibleWhere(input: z.output<typeof searchMemoryInput>, caller: MemoryC
   )!;
 }
 
-/** A way of matching and ranking items: its match condition and a `real` rank (higher is better). */
+/**
+ * A way of matching and ranking items: its match condition and a `real` rank (higher is better), and where it can
+ * find the first tier's matches faster than `matches` does, `recentMatches`.
+ */
 interface RankedSearch {
   matches: SQL;
   rank: SQL;
+  recentMatches?: SQL;
 }
 
-function ftsSearch(query: string, match: MatchMode): RankedSearch {
+/**
+ * The first tier's matches are looked up in memory_recent's GIN index, which holds only each space's newest
+ * items (schema.ts): a word's posting list there is about a hundred entries, where memory_items_search_idx holds
+ * every item with the word.
+ */
+function ftsSearch(query: string, match: MatchMode, spaces: string[]): RankedSearch {
   const tsquery =
     match === 'all'
       ? sql`websearch_to_tsquery('english', ${query})`
       : sql`replace(plainto_tsquery('english', ${query})::text, ' & ', ' | ')::tsquery`;
-  return { matches: sql`${memoryItems.search} @@ ${tsquery}`, rank: sql`ts_rank(${memoryItems.search}, ${tsquery})` };
+  const recent = sql`SELECT ${memoryRecent.itemId} FROM ${memoryRecent} WHERE ${memoryRecent.search} @@ ${tsquery} AND ${inArray(memoryRecent.spaceId, spaces)}`;
+  return {
+    matches: sql`${memoryItems.search} @@ ${tsquery}`,
+    rank: sql`ts_rank(${memoryItems.search}, ${tsquery})`,
+    recentMatches: sql`${memoryItems.id} IN (${recent})`,
+  };
 }
 
 /**
@@ -226,7 +248,8 @@ function tieredPage(db: Queryable, search: RankedSearch, filters: SQL, boundary:
   const at = boundary === null ? undefined : sql`${boundary}::timestamptz`;
   const older = rankedPage(db, search, and(filters, at ? sql`${memoryItems.recordedAt} < ${at}` : undefined)!, cursor?.tier === 1 ? cursor : undefined, limit, 1);
   if (!at || cursor?.tier === 1) return older;
-  const recent = rankedPage(db, search, and(filters, sql`${memoryItems.recordedAt} >= ${at}`)!, cursor, limit, 0);
+  const recentSearch = search.recentMatches ? { ...search, matches: search.recentMatches } : search;
+  const recent = rankedPage(db, recentSearch, and(filters, sql`${memoryItems.recordedAt} >= ${at}`)!, cursor, limit, 0);
   return recent.unionAll(older).limit(limit + 1);
 }
 
