@@ -81,6 +81,11 @@ describe.each(engines)('memory_recent on %s', (engine) => {
     const second = await searchMemory(db, { query: 'numbat', limit: 1, cursor: first.next_cursor! }, caller);
     expect(second.items.map((item) => item.title)).toEqual(['Numbat numbat']);
     expect(second.next_cursor).toBeNull();
+    // The trigram fallback pages the full window the same way (no word is `umbat`): the newer item, then the older one.
+    const fragment = await searchMemory(db, { query: 'umbat', limit: 1 }, caller);
+    expect(fragment.items.map((item) => item.title)).toEqual(['Plain note']);
+    const older = await searchMemory(db, { query: 'umbat', limit: 5, cursor: fragment.next_cursor! }, caller);
+    expect(older.items.map((item) => item.title)).toEqual(['Numbat numbat']);
   });
 
   it('lets an item go with its row', async () => {
