@@ -525,7 +525,8 @@ export const memoryItems = pgTable(
  * (memory/search.ts). A word's posting list in memory_items_search_idx holds every item with that word, and a
  * search decodes all of it however few of them are recent (12,000 entries, 1.5 ms, for a word in 1 % of a million
  * items); here it holds only the recent ones. Kept by a statement trigger on memory_items (drizzle/0009): each
- * insert adds its items and trims its spaces to their newest `RECENT_WINDOW`; an item deleted goes with it.
+ * insert adds its items, and now and then trims its spaces to their newest `RECENT_WINDOW` (a few more in between);
+ * an item deleted goes with it.
  */
 export const memoryRecent = pgTable(
   'memory_recent',

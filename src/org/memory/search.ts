@@ -73,8 +73,8 @@ type SearchMethod = 'fts' | 'trigram';
 
 /**
  * How many of the newest visible items the first tier ranks: a common word (1 % of items) has about a hundred
- * matches there, enough for any page, and fetching them costs under a millisecond. memory_recent keeps as many
- * of each space (its trigger in drizzle/0009 says 10000: change both together).
+ * matches there, enough for any page, and fetching them costs under a millisecond. memory_recent keeps at least as
+ * many of each space (its trigger in drizzle/0009 says 10000: change both together).
  */
 export const RECENT_WINDOW = 10_000;
 
