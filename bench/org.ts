@@ -474,8 +474,9 @@ async function main(): Promise<void> {
 /** What each row pays for, and what would make it faster; true of every run, so it is part of the report. */
 const WHERE_THE_TIME_GOES = [
   'Where the time goes. search_memory with full-text search ranks, in its first tier, only the matches among the ' +
-    'newest 10,000 visible items (the GIN index ANDed with the recorded_at index), so a page costs about a hundred ' +
-    'ranked rows for a common word rather than every match; two words match fewer items. The trigram fallback answers ' +
+    'newest 10,000 visible items (found in memory_recent, the newest items of each space with a GIN index of their ' +
+    'own, since session 36), so a page costs about a hundred ranked rows for a common word rather than every match; ' +
+    'two words match fewer items. The trigram fallback answers ' +
     'newest first from the recorded_at index and stops after one page when a fragment is common. ask adds to its two ' +
     'searches (memory, then tasks) the operation round trip: the operation and its job are written, the call runs it in ' +
     'its own process after the commit and returns the operation its run answered. message_agent and execute_capability ' +
