@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:f
 import http from 'node:http';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pruneStagedUploads } from '../../src/content/assets.js';
 import { actor, startContent, TEST_SECRET, type TestContent } from '../helpers/content.js';
 import { engines } from '../helpers/databases.js';
@@ -231,7 +231,9 @@ describe.each(engines)('assets on %s', (engine) => {
   it('cuts off a chunked upload that runs far past the limit, keeping nothing', async () => {
     const before = await filesUnder(assetDir);
     await expect(sendChunked(64 * MIB)).rejects.toThrow();
-    expect(await filesUnder(assetDir)).toEqual(before);
+    // The server cuts the connection first and removes the staged part as its stream fails: the client can see the
+    // cut a moment before the file is gone (once in a CI run, session 36).
+    await vi.waitFor(async () => expect(await filesUnder(assetDir)).toEqual(before), { timeout: 5_000, interval: 25 });
     expect((await content.request('GET', '/health')).status).toBe(200);
   });
 
