@@ -117,9 +117,10 @@ export async function searchMemory(
   const cursor = input.cursor === undefined ? undefined : decodeCursor(input.cursor, fingerprint);
   const filters = visibleWhere(input, caller);
 
-  const boundary = cursor ? cursor.boundary : await firstTierBoundary(db, input, caller, options);
+  const spaces = input.space_id ? [input.space_id] : [...caller.spaceIds].sort();
+  const boundary = cursor ? cursor.boundary : await firstTierBoundary(db, spaces, options);
   let method: SearchMethod = cursor?.method ?? 'fts';
-  let rows = method === 'fts' ? await tieredPage(db, ftsSearch(input.query, match, searchedSpaces(input, caller)), filters, boundary, cursor, input.limit) : [];
+  let rows = method === 'fts' ? await tieredPage(db, ftsSearch(input.query, match, spaces), filters, boundary, cursor, input.limit) : [];
   if (method === 'trigram' || (!cursor && rows.length === 0)) {
     method = 'trigram';
     const search = await trigramSearch(db, input.query, match);
@@ -132,11 +133,10 @@ export async function searchMemory(
 }
 
 /**
- * The `recorded_at` of the `window`-th newest item the search may show (its space filter only: the other filters
+ * The `recorded_at` of the `window`-th newest item of the searched spaces (sorted: a cache key; the other filters
  * rarely exclude many), read from the space's index; null when there are no more than `window` of them.
  */
-async function firstTierBoundary(db: Queryable, input: z.output<typeof searchMemoryInput>, caller: MemoryCaller, options: SearchOptions): Promise<string | null> {
-  const spaces = searchedSpaces(input, caller);
+async function firstTierBoundary(db: Queryable, spaces: string[], options: SearchOptions): Promise<string | null> {
   if (spaces.length === 0) return null;
   const window = options.recentWindow ?? RECENT_WINDOW;
   // memory_recent keeps each space's newest RECENT_WINDOW items: a wider first tier would miss some.
@@ -154,11 +154,6 @@ async function recentBoundary(db: Queryable, spaces: string[], window: number): 
     .offset(window - 1)
     .limit(1);
   return row ? toIso(row.recordedAt) : null;
-}
-
-/** The spaces searched: `space_id`, or all of the caller's (sorted: a cache key). */
-function searchedSpaces(input: z.output<typeof searchMemoryInput>, caller: MemoryCaller): string[] {
-  return input.space_id ? [input.space_id] : [...caller.spaceIds].sort();
 }
 
 /** What makes an item visible to this search, apart from matching its words. */
