@@ -8,7 +8,8 @@
  * the receiver, the row updated with the outcome — two autocommitted statements on a pool of the org's size,
  * and nothing else (no authorization, gate, budget, trail or queue). The floor of execute_capability. Its `post`
  * tool makes the same signed POST and nothing else, no statement at all: the ceiling of any work call that
- * reaches another process over HTTP, durable or not.
+ * reaches another process over HTTP, durable or not. Both post through the organization's own poster
+ * (src/platform/outbound.ts), so the floor and the ceiling move with it.
  *
  * Run as a child process: `startBareMcpServer(text)` in the parent; its endpoint is `POST /mcp`.
  */
@@ -17,8 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import Fastify, { type FastifyRequest } from 'fastify';
 import pg from 'pg';
-import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
+import { postSigned } from '../../src/platform/outbound.js';
 import { serveChild, startChild, type ChildServer } from './child.js';
 
 const thisFile = fileURLToPath(import.meta.url);
@@ -39,7 +40,7 @@ export function startBareMcpServer(constant: string, work?: BareWork): Promise<C
 if (process.send && process.argv[1] === thisFile) {
   serveChild<{ constant: string; work?: BareWork }, null>(async ({ constant, work }) => {
     const pool = work ? await openWorkPool(work) : undefined;
-    const webhook = new Webhook(Buffer.from('bare-work-secret').toString('base64'));
+    const secret = `whsec_${Buffer.from('bare-work-secret').toString('base64')}`;
     const app = Fastify({ logger: false });
     const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
     app.post('/mcp', async (request, reply) => {
@@ -52,17 +53,11 @@ if (process.send && process.argv[1] === thisFile) {
           content: [{ type: 'text', text: constant }],
         }));
         if (pool && work) {
-          /** The signed POST both tools make; resolves with the receiver's status and answer. */
+          /** The signed POST both tools make, through the organization's own poster; resolves with the outcome. */
           const post = async (id: string, input: { text: string }) => {
-            const body = JSON.stringify({ id, input });
-            const sentAt = new Date();
-            const answer = await fetch(work.receiverUrl, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)), 'webhook-signature': webhook.sign(id, sentAt, body) },
-              body,
-              signal: AbortSignal.timeout(10_000),
-            });
-            return { status: answer.ok ? 'succeeded' : 'failed', result: await answer.text() };
+            const answer = await postSigned({ url: work.receiverUrl, secret, webhookId: id, body: JSON.stringify({ id, input }), timeoutMs: 10_000 });
+            const succeeded = answer.kind === 'answer' && answer.status >= 200 && answer.status < 300;
+            return { status: succeeded ? 'succeeded' : 'failed', result: answer.kind === 'answer' ? answer.text : answer.reason };
           };
           server.registerTool('work', { description: 'A durable action', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => {
             const id = randomUUID();
