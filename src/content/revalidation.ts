@@ -6,6 +6,7 @@
  */
 import type { Queryable } from '../platform/database.js';
 import { jobKind, type JobHandler } from '../platform/jobs.js';
+import { sendOutbound } from '../platform/outbound.js';
 import type { ContentContext } from './context.js';
 
 export type RevalidationType = 'blog' | 'changelog' | 'roadmap';
@@ -47,13 +48,16 @@ export function revalidateJob(ctx: ContentContext): JobHandler<RevalidationPaylo
       ctx.log.info({ revalidate: payload }, 'revalidation not configured (REVALIDATE_URL unset): skipped');
       return;
     }
-    const response = await fetch(url, {
-      method: 'POST',
+    // Through the platform's poster: a redirect is never followed, the answer is read within bounds (and its
+    // connection freed), and one deadline covers the whole exchange.
+    const answer = await sendOutbound({
+      url,
       headers: { 'content-type': 'application/json', ...(secret ? { authorization: `Bearer ${secret}` } : {}) },
       body: JSON.stringify(payload),
-      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+      timeoutMs: SEND_TIMEOUT_MS,
     });
-    if (!response.ok) throw new Error(`revalidation endpoint answered ${response.status}`);
+    if (answer.kind === 'failed') throw new Error(`revalidation endpoint ${answer.reason}`);
+    if (answer.status < 200 || answer.status >= 300) throw new Error(`revalidation endpoint answered ${answer.status}`);
     ctx.log.info({ revalidate: payload, attempts: job.attempts }, 'revalidation sent');
   };
 }

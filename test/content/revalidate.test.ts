@@ -64,6 +64,7 @@ describe.each(engines)('revalidation on %s', (engine) => {
       const [request] = await waitFor(() => forSlug('v1-2-0').length > 0 && forSlug('v1-2-0'));
       expect(request).toEqual({
         method: 'POST',
+        path: '/api/revalidate',
         authorization: `Bearer ${SITE_SECRET}`,
         contentType: 'application/json',
         body: { type: 'changelog', slug: 'v1-2-0', paths: ['/changelog', '/changelog/v1-2-0'] },
@@ -118,6 +119,15 @@ describe.each(engines)('revalidation on %s', (engine) => {
       expect(requests[1]).toEqual(requests[0]);
       // Delivered: the job is done and gone.
       expect(await pollJobs(content, 'flaky', (rows) => rows.length === 0)).toEqual([]);
+    });
+
+    it('never follows a redirect: a 307 is a failed attempt, retried at the configured address', async () => {
+      site.answer = (slug, attempt) => (slug === 'moved' && attempt === 1 ? 'redirect' : 'ok');
+      await content.request('POST', '/revalidate', { auth: true, json: { ...actor, type: 'blog', slug: 'moved' } });
+      const requests = await waitFor(() => forSlug('moved').length === 2 && forSlug('moved'));
+      expect(requests.map((request) => request.path)).toEqual(['/api/revalidate', '/api/revalidate']);
+      expect(await pollJobs(content, 'moved', (rows) => rows.length === 0)).toEqual([]);
+      expect(site.received.filter((request) => request.path === '/elsewhere')).toEqual([]);
     });
 
     it('answers writes promptly while the site hangs', async () => {

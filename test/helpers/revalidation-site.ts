@@ -7,12 +7,14 @@ import type { AddressInfo } from 'node:net';
 
 export interface Received {
   method: string;
+  path: string;
   authorization: string | undefined;
   contentType: string | undefined;
   body: { type: string; slug: string; paths: string[] };
 }
 
-export type Behaviour = 'ok' | 'fail' | 'hang';
+/** `redirect`: 307 to another path of the site, which a sender must not follow. */
+export type Behaviour = 'ok' | 'fail' | 'hang' | 'redirect';
 
 export interface Site {
   url: string;
@@ -31,12 +33,13 @@ export async function startSite(options: { onReceive?: (received: Received) => v
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const entry = { method: request.method!, authorization: request.headers.authorization, contentType: request.headers['content-type'], body };
+      const entry = { method: request.method!, path: request.url ?? '/', authorization: request.headers.authorization, contentType: request.headers['content-type'], body };
       received.push(entry);
       options.onReceive?.(entry);
       const attempt = received.filter((entry) => entry.body.slug === body.slug).length;
       const behaviour = site.answer(body.slug, attempt);
       if (behaviour === 'hang') return;
+      if (behaviour === 'redirect') return void response.writeHead(307, { location: '/elsewhere' }).end();
       response.writeHead(behaviour === 'ok' ? 200 : 500, { 'content-type': 'application/json' }).end('{}');
     });
   });
