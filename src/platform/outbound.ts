@@ -21,6 +21,8 @@ import { signWebhook } from './webhook-signature.js';
 
 /** The most of an answer that is read (1 MiB). */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
+/** Who is calling, for the receiver's logs (some gateways refuse a request without one). */
+const USER_AGENT = 'Atrium';
 /** The most of an answer's text a failure quotes. */
 const QUOTED_CHARS = 500;
 
@@ -60,7 +62,7 @@ export function sendOutbound(request: OutboundRequest): Promise<OutboundResult> 
       const client = url.protocol === 'https:' ? https : url.protocol === 'http:' ? http : undefined;
       if (!client) return settle({ kind: 'failed', reason: `could not be reached: ${url.protocol} is not http or https` });
       const traceparent = outgoingTraceparent();
-      const headers: http.OutgoingHttpHeaders = { ...request.headers, ...(traceparent && { traceparent }) };
+      const headers: http.OutgoingHttpHeaders = { 'user-agent': USER_AGENT, ...request.headers, ...(traceparent && { traceparent }) };
       if (request.body !== undefined) headers['content-length'] = Buffer.byteLength(request.body);
       outgoing = client.request(url, { method: request.method ?? 'POST', headers }, (response) => {
         if (Number(response.headers['content-length']) > MAX_ANSWER_BYTES) {
@@ -77,7 +79,7 @@ export function sendOutbound(request: OutboundRequest): Promise<OutboundResult> 
         });
         response.on('end', () => {
           const status = response.statusCode ?? 0;
-          const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(header(response.headers['retry-after'])) : undefined;
+          const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after'] ?? null) : undefined;
           settle({ kind: 'answer', status, text: Buffer.concat(chunks).toString('utf8'), ...(retryAfterMs !== undefined && { retryAfterMs }) });
         });
         // The connection ended before the whole answer: a failure to read it, never half an answer.
@@ -92,10 +94,6 @@ export function sendOutbound(request: OutboundRequest): Promise<OutboundResult> 
       settle({ kind: 'failed', reason: `could not be reached: ${error instanceof Error ? error.message : String(error)}` });
     }
   });
-}
-
-function header(value: string | string[] | undefined): string | null {
-  return value === undefined ? null : Array.isArray(value) ? value[0] : value;
 }
 
 export interface SignedPost {

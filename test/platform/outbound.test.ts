@@ -44,6 +44,7 @@ describe('sendOutbound', () => {
     const [first] = receiver.requests;
     expect(first.method).toBe('POST');
     expect(first.headers['content-length']).toBe('7');
+    expect(first.headers['user-agent']).toBe('Atrium');
     // The same trace id and flags, a parent id of this hop's own.
     expect(first.headers.traceparent).toMatch(/^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-01$/);
     expect(first.headers.traceparent).not.toBe(trace);
