@@ -343,6 +343,30 @@ describe.each(engines)('company memory on %s', (engine) => {
       expect(seen.sort()).toEqual([...recorded].sort());
     });
 
+    it('finds fragments in both tiers, newest first, across pages, every word or any', async () => {
+      const db = m.org.service.ctx.db;
+      const caller = { spaceIds: [spaces.general] };
+      // Oldest first; with a first tier of the newest 3 items, two matches are in it and two are older.
+      const both = await record(owner, { title: 'Wombatology notes', body: 'burrowing habits' });
+      const older = await record(owner, { title: 'Wombatology', body: 'diet' });
+      const recent = await record(owner, { title: 'Wombatology again', body: 'burrowing depth' });
+      await record(owner, { title: 'Unrelated', body: 'nothing here' });
+      const newest = await record(owner, { title: 'Burrowing', body: 'wombatology of burrowing' });
+      const pages = async (query: string, match?: 'all' | 'any') => {
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await searchMemory(db, { query, limit: 1, ...(cursor ? { cursor } : {}) }, caller, { recentWindow: 3, ...(match && { match }) });
+          seen.push(...ids(page));
+          cursor = page.next_cursor ?? undefined;
+        } while (cursor);
+        return seen;
+      };
+      expect(await pages('wombatol')).toEqual([newest.id, recent.id, older.id, both.id]);
+      expect(await pages('wombatol burrowi')).toEqual([newest.id, recent.id, both.id]);
+      expect(await pages('zebratol burrowi', 'any')).toEqual([newest.id, recent.id, both.id]);
+    });
+
     it('refuses bad arguments naming them, and a cursor of another search', async () => {
       await expectRefused(owner, 'search_memory', { query: '' }, 'invalid_request', 'query');
       await expectRefused(owner, 'search_memory', { query: 'x', limit: 0 }, 'invalid_request', 'limit');
