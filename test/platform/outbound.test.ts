@@ -65,10 +65,9 @@ describe('sendOutbound', () => {
       response.writeHead(200, { 'content-length': String(MAX_ANSWER_BYTES + 1) });
       response.write('{"a":'); // and stalls: nothing of it is waited for
     });
-    const started = Date.now();
+    // Waiting for the body would end at the deadline instead, failing "gave no complete answer within 10 s".
     const result = await sendOutbound({ url: receiver.url, body: '{}', timeoutMs: 10_000 });
     expect(result).toEqual({ kind: 'failed', reason: expect.stringContaining('too large') });
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('parses Retry-After only on 429 and 503', async () => {
