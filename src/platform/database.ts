@@ -288,6 +288,12 @@ async function openPostgres(config: DatabaseConfig, options: OpenOptions): Promi
   // An idle connection the server ended (a restart, a failover) is an 'error' event on the pool: without a
   // listener it would end the process. The pool drops that connection and opens another when next needed.
   pool.on('error', (error) => options.log?.warn({ err: error }, 'a database connection was lost; the pool replaces it'));
+  // The pool listens only to the connections it holds idle. One handed out but between statements (inside a
+  // transaction, say) when the server ends it would raise its 'error' event with no listener: an uncaught
+  // exception, thrown before the connection reports its end, so the pool would count it forever and `close()`
+  // never finish. Every connection gets a listener for its whole life: the statement in flight, or the next one,
+  // fails on its own, and the pool drops the connection when it comes back unusable.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg({ client: pool }) as unknown as Db;
   return {
     db,

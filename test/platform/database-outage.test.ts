@@ -4,6 +4,7 @@
  * answers 503 at once and a request that needs the database answers `503 unavailable` with `Retry-After`
  * (never `500 internal_error`); once it is back, everything works again. The job worker says so once.
  */
+import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/platform/database.js';
@@ -89,6 +90,24 @@ describe.runIf(postgresBinaries())('the database going away under a running serv
       cluster.thaw();
     }
     await eventually(async () => (await register(org)).status === 201);
+  });
+
+  it('a connection lost between the statements of a transaction fails that transaction, and closing does not hang', { timeout: 90_000 }, async () => {
+    const database = await openDatabase({ url: cluster.url, dataDir: '', schema: 'tx_outage', timeouts: { connectSeconds: 1, statementSeconds: 5, idleInTransactionSeconds: 10 } });
+    try {
+      const transaction = database.db.transaction(async (tx) => {
+        await tx.execute(sql`SELECT 1`);
+        // The connection is handed out and idle when the server ends it.
+        cluster.stop();
+        await tx.execute(sql`SELECT 1`);
+      });
+      await expect(transaction).rejects.toThrow();
+    } finally {
+      cluster.start();
+    }
+    // The pool dropped the dead connection: a new one serves, and closing finishes.
+    await eventually(async () => (await database.rows(sql`SELECT 1 AS one`).catch(() => []))[0]?.one === 1);
+    await database.close();
   });
 
   it('the job worker says once that the database is lost, and once that it is back', { timeout: 90_000 }, async () => {
