@@ -120,7 +120,11 @@ function checkClientIdUrl(clientId: string, allowLoopback: boolean): void {
   if (url.href !== clientId) throw new InvalidClient(`a client_id URL must be in canonical form (${url.href})`);
 }
 
-/** Fetches the document with the size, time and address limits above; never follows a redirect. */
+/**
+ * Fetches the document with the size, time and address limits above; never follows a redirect. Each refusal settles
+ * the promise itself: a destroyed request does not always emit 'error' (Node 24 stays silent when the whole answer
+ * had already arrived), and a promise left pending would hold its in-flight place for good.
+ */
 function fetchMetadataDocument(url: URL, allowLoopback: boolean): Promise<{ body: string; cacheControl?: string }> {
   return new Promise((resolve, reject) => {
     const fail = (reason: string) => reject(new InvalidClient(`client metadata document ${url.href} refused: ${reason}`));
@@ -135,33 +139,33 @@ function fetchMetadataDocument(url: URL, allowLoopback: boolean): Promise<{ body
       headers: { accept: 'application/json' },
       lookup: publicOnlyLookup(allowLoopback),
     });
-    const timer = setTimeout(() => request.destroy(new Error(`no complete answer within ${CIMD_LIMITS.timeoutMs} ms`)), CIMD_LIMITS.timeoutMs);
-    request.on('error', (error) => {
+    let settled = false;
+    const refuse = (reason: string) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      fail(error.message);
-    });
+      request.destroy();
+      fail(reason);
+    };
+    const timer = setTimeout(() => refuse(`no complete answer within ${CIMD_LIMITS.timeoutMs} ms`), CIMD_LIMITS.timeoutMs);
+    request.on('error', (error) => refuse(error.message));
     request.on('response', (response) => {
       // CIMD §4: a 200 with the document; redirects are not followed.
-      if (response.statusCode !== 200) {
-        request.destroy(new Error(`answered HTTP ${response.statusCode}`));
-        return;
-      }
-      if (Number(response.headers['content-length'] ?? 0) > CIMD_LIMITS.maxBytes) {
-        request.destroy(new Error(`larger than ${CIMD_LIMITS.maxBytes} bytes`));
-        return;
-      }
+      if (response.statusCode !== 200) return refuse(`answered HTTP ${response.statusCode}`);
+      if (Number(response.headers['content-length'] ?? 0) > CIMD_LIMITS.maxBytes) return refuse(`larger than ${CIMD_LIMITS.maxBytes} bytes`);
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > CIMD_LIMITS.maxBytes) request.destroy(new Error(`larger than ${CIMD_LIMITS.maxBytes} bytes`));
+        if (size > CIMD_LIMITS.maxBytes) refuse(`larger than ${CIMD_LIMITS.maxBytes} bytes`);
         else chunks.push(chunk);
       });
+      response.on('error', (error) => refuse(error.message));
       response.on('end', () => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
-        if (size > CIMD_LIMITS.maxBytes) return;
-        const cacheControl = response.headers['cache-control'];
-        resolve({ body: Buffer.concat(chunks).toString('utf8'), cacheControl });
+        resolve({ body: Buffer.concat(chunks).toString('utf8'), cacheControl: response.headers['cache-control'] });
       });
     });
   });
