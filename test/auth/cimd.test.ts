@@ -253,6 +253,16 @@ describe.each(engines)('client ID metadata document fetch limits on %s', (engine
     expect(responses.filter((response) => response.status === 400 && response.body.error === 'invalid_client')).toHaveLength(CIMD_LIMITS.maxInFlight);
   });
 
+  it('gives back the in-flight place of every refused document, so refusals cannot lock the door', async () => {
+    const refusals = ['/big.json', '/big-chunked.json', '/redirect.json', '/not-json.json'];
+    for (let n = 0; n < 3 * CIMD_LIMITS.maxInFlight; n++) {
+      const response = await authorizeFrom(`192.0.2.${n + 1}`, `${docs.base}${refusals[n % refusals.length]}`);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('invalid_client');
+    }
+    expect((await authorizeFrom('192.0.2.200', `${docs.base}/doc/after-refusals.json`)).status).toBe(302);
+  });
+
   it('caps the cached documents no grant uses, evicting the least fresh', async () => {
     const cap = CIMD_LIMITS.maxCachedDocuments;
     CIMD_LIMITS.maxCachedDocuments = 3;
