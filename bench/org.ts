@@ -482,9 +482,9 @@ const WHERE_THE_TIME_GOES = [
     'its own process after the commit and returns the operation its run answered. message_agent and execute_capability ' +
     'are bound by CPU: the org process and PostgreSQL share the two cores with the example agent or the receiver. Their ' +
     'statements, counted on PostgreSQL with log_statement = all, besides the one SELECT 1 on the change feed\'s ' +
-    'connection that every MCP request shares with the requests waiting beside it: message_agent 3 (the start, written ' +
-    'running with its tool.called and operation.running entries; the delivery with its first attempt; the settlement ' +
-    'with the end), the agent read from memory; execute_capability 4 (the start; the gate\'s inputs; the charge, the ' +
+    'connection that every MCP request shares with the requests waiting beside it: message_agent 2 (the start, written ' +
+    'running with its tool.called and operation.running entries and the delivery with its first attempt counted, its ' +
+    'next attempt queued and its callback token, since session 38; the settlement with the end), the agent read from memory; execute_capability 4 (the start; the gate\'s inputs; the charge, the ' +
     'mark and the verdict with its entry in one statement; the end), the client\'s agent and the capability read from ' +
     'memory. Under load an execute_capability costs the org process about 5.5 ms of CPU and PostgreSQL about 4 ms ' +
     '(the floor\'s server 1.3 ms and 0.4 ms; sampled from /proc during a run, session 33); the org process\'s profile ' +
@@ -504,8 +504,8 @@ const WHERE_THE_TIME_GOES = [
     'is slower, and the ratio to that baseline is the steadier figure.',
   '',
   'If a target is missed on a quiet machine: for search, order by rank inside the index (the rum extension, on ' +
-    'PostgreSQL only); for the work round trips, message_agent\'s delivery written with its start (3 → 2 statements) ' +
-    'and the gate\'s inputs as a prepared statement; past that, a work call is two processes woken per statement on a ' +
+    'PostgreSQL only); for the work round trips, the gate\'s inputs as a ' +
+    'prepared statement; past that, a work call is two processes woken per statement on a ' +
     'shared machine, and the floor and ceiling rows bound what is left.',
 ];
 

@@ -10,6 +10,8 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken } from '../../src/auth/ids.js';
+import { CALLBACK_TOKEN_SECONDS } from '../../src/org/delivery/callback-tokens.js';
 import { chargeAgent, usageMonth } from '../../src/org/agents/usage.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
@@ -169,6 +171,15 @@ agents:
         from: { person_id: expect.stringMatching(/^per_/), client_id: mcp.connected.clientId },
         callback: { url: `${org.config.publicUrl}/agent-api/operations/${operation.operation_id}`, token: expect.stringMatching(/^cbt_/), expires_at: expect.any(String) },
       });
+      // The delivery was stored with its first attempt counted, and the token with the expiry the agent was told.
+      const [stored] = await org.service.database.rows<{ attempts: number; status: string; expires_at: string }>(
+        sql`SELECT d.attempts, d.status, t.expires_at::text FROM deliveries d, callback_tokens t
+          WHERE d.id = ${headers['webhook-id']} AND t.hash = ${hashToken(delivery.body.callback.token)} AND t.operation_id = d.operation_id`,
+      );
+      expect(stored).toMatchObject({ status: 'delivered' });
+      expect(Number(stored.attempts)).toBe(1);
+      expect(Date.parse(stored.expires_at)).toBe(Date.parse(delivery.body.callback.expires_at));
+      expect(Math.abs(Date.parse(stored.expires_at) - Date.now() - CALLBACK_TOKEN_SECONDS * 1000)).toBeLessThan(60_000);
     });
 
     it('the example agent refuses a delivery with a bad signature (401) and does no work', async () => {

@@ -32,12 +32,14 @@ export async function issueCallbackToken(db: Queryable, operationId: string): Pr
 
 /**
  * `issueCallbackToken`'s statement, to embed in a larger one: with `from` (`FROM delivery`, a CTE of the same
- * statement) it stores the token once per row of it. `token` is what the agent is given.
+ * statement) it stores the token once per row of it. `token` is what the agent is given; `expiresAt`, when the
+ * caller tells the agent the expiry before the statement runs, is stored as given.
  */
-export function callbackTokenStatement(operationId: string, from: SQL = sql``): { token: string; statement: SQL } {
+export function callbackTokenStatement(operationId: string, from: SQL = sql``, expiresAt?: string): { token: string; statement: SQL } {
   const token = `cbt_${randomBytes(32).toString('base64url')}`;
+  const expiry = expiresAt ? sql`${expiresAt}::timestamptz` : sql`now() + make_interval(secs => ${CALLBACK_TOKEN_SECONDS}::int)`;
   const statement = sql`INSERT INTO ${callbackTokens} (hash, operation_id, expires_at)
-    SELECT ${hashToken(token)}::text, ${operationId}::text, now() + make_interval(secs => ${CALLBACK_TOKEN_SECONDS}::int) ${from}`;
+    SELECT ${hashToken(token)}::text, ${operationId}::text, ${expiry} ${from}`;
   return { token, statement };
 }
 

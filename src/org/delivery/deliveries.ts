@@ -27,7 +27,7 @@ import { orgErrors } from '../errors.js';
 import { failure, findOperation } from '../operations/operations.js';
 import { aboutOperation, SETTLED_STATUSES, type OperationRow } from '../operations/states.js';
 import { deliveries } from '../schema.js';
-import { callbackTokenStatement, issueCallbackToken, type CallbackToken } from './callback-tokens.js';
+import { CALLBACK_TOKEN_SECONDS, callbackTokenStatement, issueCallbackToken, type CallbackToken } from './callback-tokens.js';
 import { deliverSigned, nextAttemptAt, type AttemptOutcome } from './webhook.js';
 import { acceptWork, finishWork } from './work.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
@@ -70,16 +70,67 @@ export const taskAnswerHandlers = (ctx: OrgContext) =>
     });
   });
 
+/** A first delivery stored with its first attempt counted, the next one queued and this attempt's token issued. */
+interface CountedAttempt {
+  counted: DeliveryRow;
+  token: CallbackToken;
+}
+
+/**
+ * What the run of a delivered operation may be handed by its start: `agent`, the operation's agent as the starter
+ * read it; `stored`, the first delivery, when the start's statement stored it (`firstDeliveryWrites`).
+ */
+export interface HeldDelivery {
+  agent?: AgentRow;
+  stored?: CountedAttempt;
+}
+
 /**
  * The first delivery of an operation, made by its runner and attempted at once in this process. It is created
  * with its first attempt, once: a runner that runs again after a crash finds it, and leaves the attempts to
- * its queued job. `agent`: the operation's agent as the run's starter read it, when it was handed over.
+ * its queued job. When the operation's start stored it already (`held.stored`), the attempt is sent at once.
  */
-export async function deliverOperation(ctx: OrgContext, operation: OperationRow, type: DeliveryType, content: DeliveryContent, agent?: AgentRow): Promise<void> {
-  const id = `msg_${operation.id.slice(operation.id.indexOf('_') + 1)}`;
+export async function deliverOperation(ctx: OrgContext, operation: OperationRow, type: DeliveryType, content: DeliveryContent, held: HeldDelivery = {}): Promise<void> {
+  const draft = held.stored?.counted ?? newDelivery(operation.id, type, content);
+  await attempt(ctx, draft, operation, { first: true, agent: held.agent, stored: held.stored });
+}
+
+/**
+ * `deliverOperation`'s first writes as writes of the statement that starts the operation (operations.ts
+ * `firstWrites`), so the run that follows in this process sends at once: the delivery with its first attempt
+ * counted, the next attempt queued and the attempt's token — what `storeFirstAttempt` writes, at the times given
+ * here, since the agent is told the token's expiry before the statement's own clock could say it.
+ */
+export function firstDeliveryWrites(ctx: OrgContext, operationId: string, type: DeliveryType, content: DeliveryContent): { writes: SQL[]; stored: CountedAttempt } {
+  const delivery = newDelivery(operationId, type, content);
+  const now = Date.now();
+  const counted: DeliveryRow = { ...delivery, attempts: 1, firstAttemptAt: new Date(now).toISOString() };
+  const expiresAt = new Date(now + CALLBACK_TOKEN_SECONDS * 1000).toISOString();
+  const issued = callbackTokenStatement(operationId, sql``, expiresAt);
+  const writes = [
+    firstDeliveryInsert(delivery, sql`${counted.firstAttemptAt}::timestamptz`),
+    enqueueJobStatement(deliverWork.kind, { delivery_id: counted.id }, nextAttemptOf(ctx, counted.id)),
+    issued.statement,
+  ];
+  return { writes, stored: { counted, token: { token: issued.token, expiresAt } } };
+}
+
+/** The INSERT of a first delivery, its first attempt counted at `firstAttemptAt`. */
+function firstDeliveryInsert(delivery: DeliveryRow, firstAttemptAt: SQL): SQL {
+  return sql`INSERT INTO ${deliveries} (id, operation_id, type, content, attempts, first_attempt_at)
+    VALUES (${delivery.id}, ${delivery.operationId}, ${delivery.type}, ${JSON.stringify(delivery.content)}::jsonb, 1, ${firstAttemptAt})`;
+}
+
+/** An operation's first delivery, not stored yet; its id follows the operation's, so it is stored once. */
+function newDelivery(operationId: string, type: DeliveryType, content: DeliveryContent): DeliveryRow {
   const now = new Date().toISOString();
-  const draft: DeliveryRow = { id, operationId: operation.id, type, content, status: 'pending', attempts: 0, firstAttemptAt: null, lastError: null, createdAt: now, updatedAt: now };
-  await attempt(ctx, draft, operation, { first: true, agent });
+  const id = `msg_${operationId.slice(operationId.indexOf('_') + 1)}`;
+  return { id, operationId, type, content, status: 'pending', attempts: 0, firstAttemptAt: null, lastError: null, createdAt: now, updatedAt: now };
+}
+
+/** The attempt queued behind the one about to be sent, due once that one's timeout has passed. */
+function nextAttemptOf(ctx: OrgContext, deliveryId: string): { key: string; runAt: Date } {
+  return { key: attemptKey(deliveryId), runAt: secondsFromNow((ctx.config.delivery?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) + 1) };
 }
 
 /** The queue handler of delivery attempts. */
@@ -102,9 +153,14 @@ export async function attemptDelivery(ctx: OrgContext, deliveryId: string, job?:
 
 /**
  * One attempt. `first`: `delivery` is not stored yet, and is stored with this attempt (nothing is attempted
- * when an earlier run of the runner stored it already).
+ * when an earlier run of the runner stored it already) — unless `stored`: the operation's start stored it so.
  */
-async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: OperationRow, options: { job?: JobInfo; first?: boolean; agent?: AgentRow } = {}): Promise<void> {
+async function attempt(
+  ctx: OrgContext,
+  delivery: DeliveryRow,
+  operation: OperationRow,
+  options: { job?: JobInfo; first?: boolean; agent?: AgentRow; stored?: CountedAttempt } = {},
+): Promise<void> {
   const windowSeconds = ctx.config.delivery?.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
   const timeoutSeconds = ctx.config.delivery?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   if (delivery.firstAttemptAt && Date.parse(toIso(delivery.firstAttemptAt)) + windowSeconds * 1000 <= Date.now()) {
@@ -119,20 +175,22 @@ async function attempt(ctx: OrgContext, delivery: DeliveryRow, operation: Operat
   } catch (error) {
     // Gone, disabled, or its secret unset, since the work was sent.
     if (!isAppError(error)) throw error;
-    if (options.first) await ctx.db.insert(deliveries).values(delivery).onConflictDoNothing();
+    if (options.first && !options.stored) await ctx.db.insert(deliveries).values(delivery).onConflictDoNothing();
     return giveUp(ctx, delivery, operation, agent ? error.message : 'the agent no longer exists');
   }
 
   // Before sending: count the attempt, queue the next one behind this attempt's timeout, issue its token.
-  const nextAttempt = { key: attemptKey(delivery.id), runAt: secondsFromNow(timeoutSeconds + 1) };
-  const counting = options.first
-    ? await storeFirstAttempt(ctx.db, delivery, nextAttempt)
-    : await ctx.db.transaction(async (tx) => {
-        const counted = await countAttempt(tx, delivery, options.job);
-        if (!counted) return undefined;
-        await deliverWork.enqueue(tx, { delivery_id: delivery.id }, nextAttempt);
-        return { counted, token: await issueCallbackToken(tx, operation.id) };
-      });
+  const nextAttempt = nextAttemptOf(ctx, delivery.id);
+  const counting =
+    options.stored ??
+    (options.first
+      ? await storeFirstAttempt(ctx.db, delivery, nextAttempt)
+      : await ctx.db.transaction(async (tx) => {
+          const counted = await countAttempt(tx, delivery, options.job);
+          if (!counted) return undefined;
+          await deliverWork.enqueue(tx, { delivery_id: delivery.id }, nextAttempt);
+          return { counted, token: await issueCallbackToken(tx, operation.id) };
+        }));
   if (!counting) return;
   const { counted, token } = counting;
 
@@ -161,10 +219,7 @@ async function storeFirstAttempt(
   const issued = callbackTokenStatement(delivery.operationId, from);
   const [row] = await queryRows<{ first_attempt_at: string; expires_at: string }>(
     db,
-    sql`WITH delivery AS (
-        INSERT INTO ${deliveries} (id, operation_id, type, content, attempts, first_attempt_at)
-        VALUES (${delivery.id}, ${delivery.operationId}, ${delivery.type}, ${JSON.stringify(delivery.content)}::jsonb, 1, now())
-        ON CONFLICT DO NOTHING RETURNING first_attempt_at),
+    sql`WITH delivery AS (${firstDeliveryInsert(delivery, sql`now()`)} ON CONFLICT DO NOTHING RETURNING first_attempt_at),
       next_attempt AS (${enqueueJobStatement(deliverWork.kind, { delivery_id: delivery.id }, nextAttempt, from)}),
       token AS (${issued.statement} RETURNING expires_at)
       SELECT delivery.first_attempt_at::text, token.expires_at::text FROM delivery, token`,

@@ -7,15 +7,21 @@ import { z } from 'zod';
 import { defineOperationKind } from '../operations/kinds.js';
 import { getTaskForAgent } from '../tasks/agent.js';
 import { taskOperationInput } from '../tasks/records.js';
-import type { AgentRow } from '../agents/records.js';
-import { deliverOperation } from './deliveries.js';
+import { deliverOperation, firstDeliveryWrites, type HeldDelivery } from './deliveries.js';
 
-/** Held: the agent message_agent read to check it can be messaged, so the first attempt need not read it again. */
-export const messageKind = defineOperationKind<{ text: string }, AgentRow>({
+/**
+ * Held: the agent message_agent read to check it can be messaged, so the first attempt need not read it again;
+ * run here, the start's statement stores the delivery with it, so the run sends at once.
+ */
+export const messageKind = defineOperationKind<{ text: string }, HeldDelivery>({
   kind: 'message',
   input: z.object({ text: z.string() }),
-  async run(ctx, operation, agent) {
-    await deliverOperation(ctx, operation, 'message', { text: operation.input.text }, agent);
+  firstWrites(ctx, operationId, input, held) {
+    const first = firstDeliveryWrites(ctx, operationId, 'message', { text: input.text });
+    return { writes: first.writes, held: { ...held, stored: first.stored } };
+  },
+  async run(ctx, operation, held) {
+    await deliverOperation(ctx, operation, 'message', { text: operation.input.text }, held);
     return { status: 'running' };
   },
 });

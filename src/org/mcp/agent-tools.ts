@@ -51,7 +51,7 @@ export const agentTools = [
         agentId: agent.id,
         spaceId: space_id,
         input: { text },
-        held: agent,
+        held: { agent },
       });
     },
   }),

@@ -4,6 +4,7 @@
  * composition root (service.ts) hands the list to the engine, which never imports a feature. The input is
  * typed where the operation is started (`kind.start`) and where it runs (`run` receives it parsed).
  */
+import type { SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
 import type { OrgContext } from '../context.js';
@@ -21,6 +22,11 @@ export interface OperationKindDefinition<Input extends Record<string, unknown>, 
    * handed over, on the run in the process that started it; any other run reads it.
    */
   run(ctx: OrgContext, operation: OperationOf<Input>, held?: Held): Promise<RunnerOutcome>;
+  /**
+   * The run's first writes, folded into the start's statement when the run is here (NewOperation.firstWrites):
+   * given the new operation's id, its input and what the start holds, the writes and what the run is handed.
+   */
+  firstWrites?(ctx: OrgContext, operationId: string, input: Input, held: Held | undefined): { writes: SQL[]; held: Held };
 }
 
 export interface DefinedKind<Input extends Record<string, unknown>, Held = never> extends RegisteredKind {
@@ -34,7 +40,12 @@ export function defineOperationKind<Input extends Record<string, unknown>, Held 
   return {
     kind,
     input,
-    start: (ctx, db, start) => startOperation(ctx, db, { ...start, kind }),
+    start: (ctx, db, start) =>
+      startOperation(ctx, db, {
+        ...start,
+        kind,
+        ...(definition.firstWrites && { firstWrites: (operationId: string) => definition.firstWrites!(ctx, operationId, start.input, start.held) }),
+      }),
     async runStored(ctx, operation, held) {
       // Written by `start` from a value of the same schema: a row that no longer parses was changed by hand.
       const parsed = input.safeParse(operation.input);

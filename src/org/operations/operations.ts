@@ -12,7 +12,7 @@
  * (a trigger, on commit), which wakes the callers waiting on it and the job workers (watch.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { eq, inArray, sql, type WithSubquery } from 'drizzle-orm';
+import { eq, inArray, sql, type SQL, type WithSubquery } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
 import { isAppError } from '../../platform/errors.js';
@@ -107,6 +107,12 @@ export interface NewOperation {
    * in this process (`startingHere`); a run anywhere else reads it.
    */
   held?: unknown;
+  /**
+   * The run's first writes, made in the start's statement when the run is here (`startingHere`), given the new
+   * operation's id: the writes, and what the run is then handed instead of `held`. A run anywhere else (a queued
+   * start, a rerun after a crash) makes them itself, so they must be ones the runner finds already made.
+   */
+  firstWrites?: (operationId: string) => { writes: SQL[]; held: unknown };
 }
 
 /** Started here, the run is handed the queued row its start wrote (no read of what was just written). */
@@ -161,7 +167,7 @@ export function runStartedHere(started: ClaimedHere[]): Promise<void> | undefine
  * deliveries carry on.
  */
 export async function startOperation(ctx: OrgContext, db: Queryable, request: NewOperation): Promise<string> {
-  const { held, ...start } = request;
+  const { held, firstWrites, ...start } = request;
   const queued = {
     id: newId('op'),
     kind: start.kind,
@@ -189,8 +195,9 @@ export async function startOperation(ctx: OrgContext, db: Queryable, request: Ne
   const running: OperationRow = { ...written, status: 'running' };
   const called = here.calledEntry && here.enteredWith === undefined ? here.calledEntry(queued.id) : undefined;
   const entries = [operationActivity(written, 'operation.started'), ...(called ? [called] : []), operationActivity(running, 'operation.running')];
-  const alongside = [db.insert(operations).values({ ...queued, status: 'running' }).getSQL(), activityStatement({ entries })];
-  here.started.push(await runOperation.enqueueHere(ctx.jobs, db, payload, alongside, { written: running, held }));
+  const first = firstWrites?.(queued.id);
+  const alongside = [db.insert(operations).values({ ...queued, status: 'running' }).getSQL(), activityStatement({ entries }), ...(first?.writes ?? [])];
+  here.started.push(await runOperation.enqueueHere(ctx.jobs, db, payload, alongside, { written: running, held: first ? first.held : held }));
   if (called) here.enteredWith = queued.id;
   return queued.id;
 }
