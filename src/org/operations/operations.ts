@@ -162,7 +162,7 @@ export function runStartedHere(started: ClaimedHere[]): Promise<void> | undefine
 
 /**
  * Writes the queued operation, its job and its `operation.started` entry (then the caller's `calledEntry`, see
- * `startingHere`, and `operation.running` when it runs here) in `db`, in one statement;
+ * `startingHere`, `operation.running` and the run's `firstWrites` when it runs here) in `db`, in one statement;
  * returns the operation's id (kinds.ts `start`). The operation keeps the current trace, which its runs and
  * deliveries carry on.
  */
