@@ -92,7 +92,7 @@ export interface HeldDelivery {
  */
 export async function deliverOperation(ctx: OrgContext, operation: OperationRow, type: DeliveryType, content: DeliveryContent, held: HeldDelivery = {}): Promise<void> {
   const draft = held.stored?.counted ?? newDelivery(operation.id, type, content);
-  await attempt(ctx, draft, operation, { first: true, agent: held.agent, stored: held.stored });
+  await attempt(ctx, draft, operation, { first: !held.stored, agent: held.agent, stored: held.stored });
 }
 
 /**
@@ -153,7 +153,8 @@ export async function attemptDelivery(ctx: OrgContext, deliveryId: string, job?:
 
 /**
  * One attempt. `first`: `delivery` is not stored yet, and is stored with this attempt (nothing is attempted
- * when an earlier run of the runner stored it already) — unless `stored`: the operation's start stored it so.
+ * when an earlier run of the runner stored it already). `stored`: the operation's start stored it with its first
+ * attempt counted, which is sent at once.
  */
 async function attempt(
   ctx: OrgContext,
@@ -175,7 +176,7 @@ async function attempt(
   } catch (error) {
     // Gone, disabled, or its secret unset, since the work was sent.
     if (!isAppError(error)) throw error;
-    if (options.first && !options.stored) await ctx.db.insert(deliveries).values(delivery).onConflictDoNothing();
+    if (options.first) await ctx.db.insert(deliveries).values(delivery).onConflictDoNothing();
     return giveUp(ctx, delivery, operation, agent ? error.message : 'the agent no longer exists');
   }
 
