@@ -6,6 +6,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/platform/database.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attemptDelivery } from '../../src/org/delivery/deliveries.js';
 import { engines } from '../helpers/databases.js';
@@ -53,10 +54,41 @@ agents: [{ key: flaky, name: Flaky, delivery: { kind: webhook, url: "${receiver.
     const before = receiver.received.length;
     const [counted] = await org.service.database.rows<{ attempts: number }>(sql`SELECT attempts FROM deliveries WHERE id = ${delivery.id}`);
 
-    await Promise.all([attemptDelivery(org.service.ctx, delivery.id), attemptDelivery(org.service.ctx, delivery.id)]);
+    await bothReadThenClaim(org, delivery.id);
 
     expect(receiver.received.length - before).toBe(1);
     const [after] = await org.service.database.rows<{ attempts: number }>(sql`SELECT attempts FROM deliveries WHERE id = ${delivery.id}`);
     expect(Number(after.attempts)).toBe(Number(counted.attempts) + 1);
   });
 });
+
+/**
+ * Two runs of one attempt, each counting on the delivery as it read it before either counted. On PGlite (one
+ * connection, statements in the order asked) both reads come before either count. On PostgreSQL the runs have
+ * connections of their own, and under load the second could read after the first committed its count — and then
+ * rightly send the next attempt; so the delivery's row is held locked until both runs have read it and wait to
+ * count.
+ */
+async function bothReadThenClaim(org: TestOrg, deliveryId: string): Promise<void> {
+  const claim = () => attemptDelivery(org.service.ctx, deliveryId);
+  if (org.service.database.engine === 'pglite') {
+    await Promise.all([claim(), claim()]);
+    return;
+  }
+  let runs: Promise<unknown> | undefined;
+  await org.service.database.db.transaction(async (tx) => {
+    const [{ pid }] = await queryRows<{ pid: number }>(tx, sql`SELECT pg_backend_pid() AS pid FROM deliveries WHERE id = ${deliveryId} FOR UPDATE`);
+    runs = Promise.all([claim(), claim()]);
+    await expect
+      .poll(async () => (await org.service.database.rows<{ n: number }>(waitingBehind(pid)))[0].n)
+      .toBe(2);
+  });
+  await runs;
+}
+
+/** Backends waiting behind `pid`'s locks: the first in line waits on it, the next on the first. */
+function waitingBehind(pid: number) {
+  return sql`WITH first AS (SELECT pid FROM pg_stat_activity WHERE ${pid} = ANY(pg_blocking_pids(pid)))
+    SELECT count(*)::int AS n FROM pg_stat_activity AS waiting
+    WHERE waiting.pid IN (SELECT pid FROM first) OR pg_blocking_pids(waiting.pid) && ARRAY(SELECT pid FROM first)`;
+}
