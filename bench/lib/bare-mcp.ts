@@ -19,7 +19,7 @@ import { McpServer, WebStandardStreamableHTTPServerTransport } from '@modelconte
 import Fastify, { type FastifyRequest } from 'fastify';
 import pg from 'pg';
 import { z } from 'zod';
-import { postSigned } from '../../src/platform/outbound.js';
+import { isSuccess, postSigned } from '../../src/platform/outbound.js';
 import { serveChild, startChild, type ChildServer } from './child.js';
 
 const thisFile = fileURLToPath(import.meta.url);
@@ -56,7 +56,7 @@ if (process.send && process.argv[1] === thisFile) {
           /** The signed POST both tools make, through the organization's own poster; resolves with the outcome. */
           const post = async (id: string, input: { text: string }) => {
             const answer = await postSigned({ url: work.receiverUrl, secret, webhookId: id, body: JSON.stringify({ id, input }), timeoutMs: 10_000 });
-            const succeeded = answer.kind === 'answer' && answer.status >= 200 && answer.status < 300;
+            const succeeded = answer.kind === 'answer' && isSuccess(answer.status);
             return { status: succeeded ? 'succeeded' : 'failed', result: answer.kind === 'answer' ? answer.text : answer.reason };
           };
           server.registerTool('work', { description: 'A durable action', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => {

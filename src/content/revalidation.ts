@@ -6,7 +6,7 @@
  */
 import type { Queryable } from '../platform/database.js';
 import { jobKind, type JobHandler } from '../platform/jobs.js';
-import { sendOutbound } from '../platform/outbound.js';
+import { isSuccess, sendOutbound } from '../platform/outbound.js';
 import type { ContentContext } from './context.js';
 
 export type RevalidationType = 'blog' | 'changelog' | 'roadmap';
@@ -57,7 +57,7 @@ export function revalidateJob(ctx: ContentContext): JobHandler<RevalidationPaylo
       timeoutMs: SEND_TIMEOUT_MS,
     });
     if (answer.kind === 'failed') throw new Error(`revalidation endpoint ${answer.reason}`);
-    if (answer.status < 200 || answer.status >= 300) throw new Error(`revalidation endpoint answered ${answer.status}`);
+    if (!isSuccess(answer.status)) throw new Error(`revalidation endpoint answered ${answer.status}`);
     ctx.log.info({ revalidate: payload, attempts: job.attempts }, 'revalidation sent');
   };
 }

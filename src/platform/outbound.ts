@@ -112,6 +112,11 @@ export function postSigned(post: SignedPost): Promise<OutboundResult> {
   return sendOutbound({ url: post.url, headers: { 'content-type': 'application/json', ...signature }, body: post.body, timeoutMs: post.timeoutMs });
 }
 
+/** A 2xx answer: the receiver took the request (a 3xx is not followed, so it is a refusal like a 4xx). */
+export function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
 /** What a non-2xx answer says, for a failure message: its status, and its text (bounded) when it has any. */
 export function describeRefusal(who: string, answer: { status: number; text: string }): string {
   if (answer.status >= 300 && answer.status < 400) return `${who} answered HTTP ${answer.status}, a redirect, which is never followed`;

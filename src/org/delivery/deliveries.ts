@@ -128,9 +128,14 @@ function newDelivery(operationId: string, type: DeliveryType, content: DeliveryC
   return { id, operationId, type, content, status: 'pending', attempts: 0, firstAttemptAt: null, lastError: null, createdAt: now, updatedAt: now };
 }
 
+/** How long one attempt waits for the agent's answer. */
+function attemptTimeoutSeconds(ctx: OrgContext): number {
+  return ctx.config.delivery?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+}
+
 /** The attempt queued behind the one about to be sent, due once that one's timeout has passed. */
 function nextAttemptOf(ctx: OrgContext, deliveryId: string): { key: string; runAt: Date } {
-  return { key: attemptKey(deliveryId), runAt: secondsFromNow((ctx.config.delivery?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) + 1) };
+  return { key: attemptKey(deliveryId), runAt: secondsFromNow(attemptTimeoutSeconds(ctx) + 1) };
 }
 
 /** The queue handler of delivery attempts. */
@@ -163,7 +168,6 @@ async function attempt(
   options: { job?: JobInfo; first?: boolean; agent?: AgentRow; stored?: CountedAttempt } = {},
 ): Promise<void> {
   const windowSeconds = ctx.config.delivery?.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
-  const timeoutSeconds = ctx.config.delivery?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   if (delivery.firstAttemptAt && Date.parse(toIso(delivery.firstAttemptAt)) + windowSeconds * 1000 <= Date.now()) {
     return giveUp(ctx, delivery, operation, `${delivery.lastError ?? 'the agent could not be reached'}; gave up after ${delivery.attempts} attempts`);
   }
@@ -201,7 +205,7 @@ async function attempt(
     secret: target.secret,
     webhookId: delivery.id,
     body: deliveryBody(ctx, delivery, operation, agent, token),
-    timeoutMs: timeoutSeconds * 1000,
+    timeoutMs: attemptTimeoutSeconds(ctx) * 1000,
   });
   await applyAttempt(ctx, counted, operation, outcome, windowSeconds);
 }

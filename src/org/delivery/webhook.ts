@@ -4,7 +4,7 @@
  * (platform/outbound.ts: no redirects, at most 1 MiB of answer, one deadline), what the receiver's answer means, and
  * when to try again.
  */
-import { describeRefusal, postSigned, quoteAnswer, type OutboundResult } from '../../platform/outbound.js';
+import { describeRefusal, isSuccess, postSigned, quoteAnswer, type OutboundResult } from '../../platform/outbound.js';
 
 export interface SignedDelivery {
   /** Who receives it, as failures name it: "the agent", "the endpoint". */
@@ -65,7 +65,7 @@ function attemptOutcome(outcome: OutboundResult, receiver: string): AttemptOutco
     if (answer && 'result' in answer) return { kind: 'answered', status, result: answer.result };
     return { kind: 'accepted', status };
   }
-  if (status >= 200 && status < 300) return { kind: 'accepted', status };
+  if (isSuccess(status)) return { kind: 'accepted', status };
   const reason = describeRefusal(receiver, outcome);
   if (status === 408 || status === 429 || status >= 500) return { kind: 'retry', status, reason, ...(outcome.retryAfterMs !== undefined && { retryAfterMs: outcome.retryAfterMs }) };
   if (status >= 300 && status < 400) return { kind: 'refused', status, reason };

@@ -8,7 +8,7 @@ import { CONTENT_SECRET_NAME, readStoredSecret } from '../../../platform/secrets
 import type { OrgContext } from '../../context.js';
 import { failure, type RunnerOutcome } from '../../operations/operations.js';
 import { contentRequest } from '../../../content/contract.js';
-import { describeRefusal, parseAnswer, sendOutbound } from '../../../platform/outbound.js';
+import { describeRefusal, isSuccess, parseAnswer, sendOutbound } from '../../../platform/outbound.js';
 import { CONNECTOR_TIMEOUT_MS, type ConnectorCall } from './call.js';
 
 export async function runContentAction(ctx: OrgContext, connector: { action: string }, call: ConnectorCall): Promise<RunnerOutcome> {
@@ -24,7 +24,7 @@ export async function runContentAction(ctx: OrgContext, connector: { action: str
     timeoutMs: CONNECTOR_TIMEOUT_MS,
   });
   if (outcome.kind === 'failed') return { status: 'failed', error: failure('connector_failed', `the content service ${outcome.reason}`) };
-  if (outcome.status < 200 || outcome.status >= 300) return { status: 'failed', error: failure('connector_failed', describeRefusal('the content service', outcome)) };
+  if (!isSuccess(outcome.status)) return { status: 'failed', error: failure('connector_failed', describeRefusal('the content service', outcome)) };
   return { status: 'succeeded', result: parseAnswer(outcome.text) };
 }
 

@@ -6,7 +6,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { failure, type RunnerOutcome } from '../../operations/operations.js';
-import { describeRefusal, parseAnswer, postSigned } from '../../../platform/outbound.js';
+import { describeRefusal, isSuccess, parseAnswer, postSigned } from '../../../platform/outbound.js';
 import { CONNECTOR_RETRY_WINDOW_MS, CONNECTOR_TIMEOUT_MS, type ConnectorCall } from './call.js';
 
 type WebhookConnector = { url: string; secret_env?: string };
@@ -34,7 +34,7 @@ export async function runWebhook(connector: WebhookConnector, generatedSecret: s
     // The action is sent once: every outcome but a 429 or 503 naming when to come back ends the run here.
     const outcome = await postSigned({ url: connector.url, secret, webhookId: call.operationId, body, timeoutMs: CONNECTOR_TIMEOUT_MS });
     if (outcome.kind === 'failed') return { status: 'failed', error: failure('connector_failed', `the webhook ${outcome.reason}`) };
-    if (outcome.status >= 200 && outcome.status < 300) return { status: 'succeeded', result: { status: outcome.status, body: parseAnswer(outcome.text) } };
+    if (isSuccess(outcome.status)) return { status: 'succeeded', result: { status: outcome.status, body: parseAnswer(outcome.text) } };
     const retryAt = outcome.retryAfterMs === undefined ? undefined : Date.now() + outcome.retryAfterMs;
     if (retryAt === undefined || retryAt > deadline) return { status: 'failed', error: failure('connector_failed', describeRefusal('the webhook', outcome)) };
     await new Promise((resolve) => setTimeout(resolve, retryAt - Date.now()));
