@@ -49,7 +49,7 @@ agents: [{ key: flaky, name: Flaky, delivery: { kind: webhook, url: "${receiver.
     const [delivery] = await org.service.database.rows<{ id: string; attempts: number }>(
       sql`SELECT id, attempts FROM deliveries WHERE operation_id = ${operation.operation_id}`,
     );
-    await expect.poll(async () => (await org.service.database.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM deliveries WHERE id = ${delivery.id} AND last_error IS NOT NULL`))[0].n).toBe(1);
+    await expect.poll(async () => (await org.service.database.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM deliveries WHERE id = ${delivery.id} AND last_error IS NOT NULL`))[0].n, { timeout: 10_000 }).toBe(1);
 
     const before = receiver.received.length;
     const [counted] = await org.service.database.rows<{ attempts: number }>(sql`SELECT attempts FROM deliveries WHERE id = ${delivery.id}`);
@@ -80,7 +80,7 @@ async function bothReadThenClaim(org: TestOrg, deliveryId: string): Promise<void
     const [{ pid }] = await queryRows<{ pid: number }>(tx, sql`SELECT pg_backend_pid() AS pid FROM deliveries WHERE id = ${deliveryId} FOR UPDATE`);
     runs = Promise.all([claim(), claim()]);
     await expect
-      .poll(async () => (await org.service.database.rows<{ n: number }>(waitingBehind(pid)))[0].n)
+      .poll(async () => (await org.service.database.rows<{ n: number }>(waitingBehind(pid)))[0].n, { timeout: 10_000 })
       .toBe(2);
   });
   await runs;
