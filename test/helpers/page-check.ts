@@ -30,6 +30,15 @@ export function launchChromium(): Promise<Browser> {
  */
 export type PageTarget = string | ((page: Page) => Promise<unknown>);
 
+/**
+ * The time limit of a test that checks `pages` pages. One check (two widths, two axe-core runs, two full-page
+ * screenshots) takes 1–3 s on a quiet machine and 6–12 s on a loaded two-core one, where a six-page test ran out of
+ * the suite's 30 s; each page gets a minute.
+ */
+export function pageChecksTimeout(pages: number): number {
+  return pages * 60_000;
+}
+
 /** Opens `target` at both widths and throws one error listing every problem found at either. */
 export async function checkPage(page: Page, target: PageTarget, name: string): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });

@@ -22,7 +22,7 @@ import { closedPort, startReceiver, type ReceivedDelivery, type Receiver } from 
 import { engines, type Engine } from '../helpers/databases.js';
 import { connectOrgMcp, settleOperation, type OrgMcp } from '../helpers/org-mcp.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { checkPage, launchChromium } from '../helpers/page-check.js';
+import { checkPage, launchChromium, pageChecksTimeout } from '../helpers/page-check.js';
 import { Browserless } from '../helpers/web-client.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -357,7 +357,7 @@ event_endpoints:
     } finally {
       await browser.close();
     }
-  });
+  }, pageChecksTimeout(3));
 
   it('sends a test event to an endpoint on request, signed as the others, and lists it with its deliveries', async () => {
     const [file] = await rows<{ id: string }>(sql`SELECT id FROM event_endpoints WHERE key = 'bridge'`);

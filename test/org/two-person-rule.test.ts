@@ -15,7 +15,7 @@ import { parseOrgFile } from '../../src/org/org-file/schema.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { connectOrgMcp, settleOperation, type OrgMcp } from '../helpers/org-mcp.js';
-import { checkPage, launchChromium } from '../helpers/page-check.js';
+import { checkPage, launchChromium, pageChecksTimeout } from '../helpers/page-check.js';
 import { Browserless } from '../helpers/web-client.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -285,7 +285,7 @@ rules:
     }
     await bo.resolve(paused.decision_id, 'deny');
     expect(receiver.calls).toEqual([]);
-  });
+  }, pageChecksTimeout(2));
 });
 
 describe('approvals in the organization file', () => {

@@ -17,7 +17,7 @@ import { engines } from '../helpers/databases.js';
 import { registerClient, startAuthorization } from '../helpers/oauth-flow.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { checkPage, launchChromium, type PageTarget } from '../helpers/page-check.js';
+import { checkPage, launchChromium, type PageTarget, pageChecksTimeout } from '../helpers/page-check.js';
 import { signInAs } from '../helpers/sdk-oauth.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -118,7 +118,7 @@ capabilities:
     ['activity-decisions', 'signed-in', () => `${org.url}/activity?kind=decision`],
   ];
 
-  it.each(pages)('%s (%s)', async (name, who, target) => {
+  it.each(pages)('%s (%s)', { timeout: pageChecksTimeout(1) }, async (name, who, target) => {
     const page = await (who === 'signed-in' ? signedIn : signedOut).newPage();
     try {
       await checkPage(page, target(), `${name}-${engine}`);

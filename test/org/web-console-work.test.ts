@@ -15,7 +15,7 @@ import { newWebhookSecret, startReceiver, type Receiver } from '../helpers/agent
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { connectOrgMcp, type OrgMcp, settleOperation } from '../helpers/org-mcp.js';
-import { checkPage, launchChromium } from '../helpers/page-check.js';
+import { checkPage, launchChromium, pageChecksTimeout } from '../helpers/page-check.js';
 import { signInAs } from '../helpers/sdk-oauth.js';
 import { Browserless } from '../helpers/web-client.js';
 
@@ -356,7 +356,7 @@ rules:
       ['capability', () => `/capabilities/${ids.notify_team}`],
     ];
 
-    it.each(pages)('%s passes axe-core and fits a phone', async (name, route) => {
+    it.each(pages)('%s passes axe-core and fits a phone', { timeout: pageChecksTimeout(1) }, async (name, route) => {
       const page = await signedIn.newPage();
       try {
         await checkPage(page, `${org.url}${route()}`, `${name}-${engine}`);

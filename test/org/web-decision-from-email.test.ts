@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/databases.js';
 import { BEA, startMailOrg, type MailOrg } from '../helpers/mail-org.js';
-import { checkPage, launchChromium } from '../helpers/page-check.js';
+import { checkPage, launchChromium, pageChecksTimeout } from '../helpers/page-check.js';
 
 /** An argument with no place to break a line: it must wrap, not push the page sideways. */
 const REFERENCE = `INV-${'0123456789'.repeat(8)}`;
@@ -62,5 +62,5 @@ describe.each(engines)('the decision page an email links to, on %s', (engine) =>
     expect(mail.bank.calls.map((call) => JSON.parse(call.body)).map((body) => [body.operation_id, body.input])).toEqual([[operationId, { amount: 250, reference: REFERENCE }]]);
     expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     await checkPage(page, link!, 'decision-approved');
-  });
+  }, pageChecksTimeout(2));
 });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/databases.js';
 import { startManageOrg, csrfOf, type ManageOrg } from '../helpers/people-org.js';
 import { OWNER } from '../helpers/org.js';
-import { checkPage, launchChromium } from '../helpers/page-check.js';
+import { checkPage, launchChromium, pageChecksTimeout } from '../helpers/page-check.js';
 
 describe.each(engines)('invitations on %s', (engine) => {
   let m: ManageOrg;
@@ -69,7 +69,7 @@ describe.each(engines)('invitations on %s', (engine) => {
     const reopened = await again.browser.get(new URL(made.link!).pathname);
     expect(reopened.status).toBe(410);
     expect(reopened.text).toContain('This invitation was already used.');
-  });
+  }, pageChecksTimeout(1));
 
   it('refuses an expired, a withdrawn and a made-up link with a page saying which', async () => {
     const expired = await m.invite(m.owner, { email: 'old@example.com', name: 'Olga Late' });

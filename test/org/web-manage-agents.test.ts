@@ -12,7 +12,7 @@ import { engines } from '../helpers/databases.js';
 import { ADA, MIA, pageWords as words, secretOnPage, ownerInChromium, startManageOrg, submitForm as submit, type ManageOrg } from '../helpers/manage-org.js';
 import { connectOrgMcp } from '../helpers/org-mcp.js';
 import { OWNER } from '../helpers/org.js';
-import { checkPage } from '../helpers/page-check.js';
+import { checkPage, pageChecksTimeout } from '../helpers/page-check.js';
 import type { Browserless } from '../helpers/web-client.js';
 
 describe.each(engines)('managing agents from the web on %s', (engine) => {
@@ -249,6 +249,6 @@ describe.each(engines)('managing agents from the web on %s', (engine) => {
       await checkPage(page, `${m.org.url}/agents/${scout.id}`, 'agent-manage');
       await checkPage(page, `${m.org.url}/agents`, 'agents-manage');
       await page.close();
-    });
+    }, pageChecksTimeout(6));
   });
 });

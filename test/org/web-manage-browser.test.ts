@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/databases.js';
 import { startManageOrg, type ManageOrg } from '../helpers/people-org.js';
 import { OWNER } from '../helpers/org.js';
-import { checkPage, launchChromium } from '../helpers/page-check.js';
+import { checkPage, launchChromium, pageChecksTimeout } from '../helpers/page-check.js';
 import { signInAs } from '../helpers/sdk-oauth.js';
 
 describe.each(engines)('the management pages in a browser on %s', (engine) => {
@@ -101,7 +101,7 @@ describe.each(engines)('the management pages in a browser on %s', (engine) => {
     ],
   ];
 
-  it.each(pages)('passes the browser check on %s', async (name, target) => {
+  it.each(pages)('passes the browser check on %s', { timeout: pageChecksTimeout(1) }, async (name, target) => {
     const page = await context.newPage();
     await checkPage(page, target, shot(name));
     await page.close();

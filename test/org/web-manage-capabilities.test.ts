@@ -11,7 +11,7 @@ import { engines } from '../helpers/databases.js';
 import { MIA, pageWords as words, secretOnPage, ownerInChromium, startManageOrg, submitForm as submit, type ManageOrg } from '../helpers/manage-org.js';
 import { connectOrgMcp } from '../helpers/org-mcp.js';
 import { OWNER } from '../helpers/org.js';
-import { checkPage } from '../helpers/page-check.js';
+import { checkPage, pageChecksTimeout } from '../helpers/page-check.js';
 import type { Browserless } from '../helpers/web-client.js';
 
 const SCHEMA = JSON.stringify({ type: 'object', required: ['text'], properties: { text: { type: 'string' } } });
@@ -202,6 +202,6 @@ describe.each(engines)('managing capabilities from the web on %s', (engine) => {
       await checkPage(page, `${m.org.url}/capabilities/${notifyRow.id}/edit`, 'capability-edit');
       await checkPage(page, `${m.org.url}/capabilities/${notifyRow.id}`, 'capability-manage');
       await page.close();
-    });
+    }, pageChecksTimeout(5));
   });
 });

@@ -13,7 +13,7 @@ import { parseOrgFile } from '../../src/org/org-file/schema.js';
 import { engines } from '../helpers/databases.js';
 import { BEA, DEE, startMailOrg, type MailOrg } from '../helpers/mail-org.js';
 import { OWNER } from '../helpers/org.js';
-import { checkPage, launchChromium } from '../helpers/page-check.js';
+import { checkPage, launchChromium, pageChecksTimeout } from '../helpers/page-check.js';
 import { signedInBrowserless } from '../helpers/web-client.js';
 
 describe.each(engines)('organization settings, on %s', (engine) => {
@@ -70,7 +70,7 @@ describe.each(engines)('organization settings, on %s', (engine) => {
         details: { from: { decide_in_browser: [], in_app_decisions: false }, to: { decide_in_browser: ['high', 'critical'], in_app_decisions: true } },
       },
     ]);
-  });
+  }, pageChecksTimeout(2));
 
   it('refuses a member the page and the form (403), changing nothing; an admin may open it', async () => {
     const before = await settings();

@@ -39,7 +39,7 @@ describe.runIf(postgresUrl)('migrations on PostgreSQL', () => {
 });
 
 describe('an embedded database started from a dumped one', () => {
-  it('holds what the dump held, with every migration applied, and writes nothing back to it', async () => {
+  it('holds what the dump held, with every migration applied, and writes nothing back to it', { timeout: 120_000 }, async () => {
     const config = { dataDir: 'memory://', schema: 'content' };
     const first = await openDatabase(config);
     await first.rows(sql`CREATE TABLE kept (word text)`);
