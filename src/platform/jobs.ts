@@ -258,13 +258,19 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
     }
   }
 
-  /** A wake-up that arrived while a drain was under way: its job may have been committed after the drain's last claim. */
-  let wokenWhileRunning = false;
+  /**
+   * The drain after the one under way: what a call made during a drain waits for, since that drain's last claim
+   * may have come before the caller's job was committed (a caller then saw its job left for a later poll).
+   */
+  let next: Promise<number> | null = null;
 
   function runDue(): Promise<number> {
     if (running) {
-      wokenWhileRunning = true;
-      return running;
+      next ??= running.then(() => {
+        next = null;
+        return stopped ? 0 : runDue();
+      });
+      return next;
     }
     running = drain()
       .then((count) => {
@@ -278,10 +284,6 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
       })
       .finally(() => {
         running = null;
-        if (wokenWhileRunning && !stopped) {
-          wokenWhileRunning = false;
-          void runDue();
-        }
       });
     return running;
   }
