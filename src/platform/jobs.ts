@@ -138,7 +138,7 @@ export interface JobWorker {
   enqueueHere(db: Queryable, kind: string, payload: Record<string, unknown>, alongside?: SQL[], handover?: unknown): Promise<ClaimedHere>;
   /** Look for due jobs now instead of at the next poll. */
   wake(): void;
-  /** Claim and run every due job once; resolves when they are done. */
+  /** Claims and runs every job due when called; resolves when they are done (a call during a drain waits for the drain after it). */
   runDue(): Promise<number>;
   stop(): Promise<void>;
 }
