@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { sql, type SQL } from 'drizzle-orm';
 import { inject } from 'vitest';
 import type { DatabaseConfig } from '../../src/config.js';
 import { dropSchema } from '../../src/platform/database.js';
@@ -57,4 +58,14 @@ export async function createScratchDatabase(): Promise<{ url: string; drop(): Pr
       await client.end();
     },
   };
+}
+
+/**
+ * How many PostgreSQL backends wait behind `pid`'s locks: the first in line waits on it, the next on the first.
+ * For tests that hold a row locked until the code under test has reached a given write.
+ */
+export function waitingBehind(pid: number): SQL {
+  return sql`WITH first AS (SELECT pid FROM pg_stat_activity WHERE ${pid} = ANY(pg_blocking_pids(pid)))
+    SELECT count(*)::int AS n FROM pg_stat_activity AS waiting
+    WHERE waiting.pid IN (SELECT pid FROM first) OR pg_blocking_pids(waiting.pid) && ARRAY(SELECT pid FROM first)`;
 }

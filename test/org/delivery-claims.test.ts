@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/platform/database.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attemptDelivery } from '../../src/org/delivery/deliveries.js';
-import { engines } from '../helpers/databases.js';
+import { engines, waitingBehind } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { newWebhookSecret, startReceiver, type Receiver } from '../helpers/agents-at-work.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
@@ -86,9 +86,3 @@ async function bothReadThenClaim(org: TestOrg, deliveryId: string): Promise<void
   await runs;
 }
 
-/** Backends waiting behind `pid`'s locks: the first in line waits on it, the next on the first. */
-function waitingBehind(pid: number) {
-  return sql`WITH first AS (SELECT pid FROM pg_stat_activity WHERE ${pid} = ANY(pg_blocking_pids(pid)))
-    SELECT count(*)::int AS n FROM pg_stat_activity AS waiting
-    WHERE waiting.pid IN (SELECT pid FROM first) OR pg_blocking_pids(waiting.pid) && ARRAY(SELECT pid FROM first)`;
-}

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, queryRows, type Database } from '../../src/platform/database.js';
 import { enqueueJob, startJobWorker, type JobWorker } from '../../src/platform/jobs.js';
-import { engines, testDatabase, type TestDatabase } from '../helpers/databases.js';
+import { engines, testDatabase, waitingBehind, type TestDatabase } from '../helpers/databases.js';
 
 const silent = { info() {}, warn() {}, error() {}, debug() {}, fatal() {}, trace() {}, child() { return silent; }, level: 'silent' } as never;
 
@@ -144,7 +144,7 @@ describe.each(engines)('job queue on %s', (engine) => {
       const [{ pid }] = await queryRows<{ pid: number }>(tx, sql`SELECT pg_backend_pid() AS pid FROM jobs WHERE payload->>'n' = 'a' FOR UPDATE`);
       release();
       // The drain found nothing more and waits to delete 'a'.
-      await expect.poll(async () => (await database.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${pid} = ANY(pg_blocking_pids(pid))`))[0].n, { timeout: 10_000 }).toBe(1);
+      await expect.poll(async () => (await database.rows<{ n: number }>(waitingBehind(pid)))[0].n, { timeout: 10_000 }).toBe(1);
       await enqueueJob(database.db, 'step', { n: 'b' });
       during = w.runDue();
     });
