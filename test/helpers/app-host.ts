@@ -7,16 +7,12 @@
  */
 import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { AxeResults } from 'axe-core';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { build } from 'esbuild';
 import type { Frame, Page } from 'playwright-core';
-import { SCREENSHOTS } from './page-check.js';
-
-const axeSource: string = createRequire(import.meta.url)('axe-core').source;
+import { SCREENSHOTS, seriousViolations } from './page-check.js';
 
 /** Spec 2026-01-26 "Host Behavior": the default when a resource declares no `ui.csp`. */
 const VIEW_CSP = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none'";
@@ -91,12 +87,7 @@ export async function checkAppFrame(page: Page, frame: Frame, name: string): Pro
     await page.setViewportSize({ width, height });
     await page.waitForTimeout(100);
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
-    if (!(await frame.evaluate(() => 'axe' in window))) await frame.evaluate(axeSource);
-    const results = await frame.evaluate(() => (window as unknown as { axe: { run(): Promise<AxeResults> } }).axe.run());
-    if (results.passes.length === 0) throw new Error(`axe-core checked nothing in ${name}`);
-    for (const violation of results.violations.filter((found) => found.impact === 'serious' || found.impact === 'critical')) {
-      problems.push(`${name} at ${width} px: axe ${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-    }
+    for (const problem of await seriousViolations(frame)) problems.push(`${name} at ${width} px: ${problem}`);
     const sideways = await frame.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     if (sideways > 0) problems.push(`${name} at ${width} px: the view scrolls ${sideways} px sideways`);
   }
