@@ -174,7 +174,9 @@ async function runTool(definition: OrgToolDefinition, args: Record<string, unkno
   // The call's writes and its activity entry commit together; a replayed key produces (and records) nothing.
   // A work call that starts an operation writes once (WorkTool `startsNothing`): without a key, no transaction.
   const writesOnce = definition.effect === 'work' && key === undefined && !definition.startsNothing?.(own);
-  const calledEntry = (operationId: string) => toolActivity(definition.name, own, principal, { operationId });
+  // A work call's entry is about the operation it starts, so it is written with that start; a write call that also
+  // starts one (create_task with an agent) writes its own entry in `produce`, about what it made.
+  const calledEntry = definition.effect === 'work' ? (operationId: string) => toolActivity(definition.name, own, principal, { operationId }) : undefined;
   const { value: produced, started } = await startingHere(() => (writesOnce ? produce(ctx.db) : withIdempotencyKey(ctx.db, keyed, produce)), { calledEntry });
   // Committed: this process's caches hear of it before the call answers (platform/changes.ts `transact`).
   if (changes.length > 0) ctx.changes.deliver(changes);
