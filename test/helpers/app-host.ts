@@ -5,14 +5,13 @@
  * an app resource read through the official client and a real tool result; `checkAppFrame` is page-check.ts's
  * check for the rendered view inside its iframe.
  */
-import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { build } from 'esbuild';
 import type { Frame, Page } from 'playwright-core';
-import { SCREENSHOTS, seriousViolations } from './page-check.js';
+import { checkAtWidths } from './page-check.js';
 
 /** Spec 2026-01-26 "Host Behavior": the default when a resource declares no `ui.csp`. */
 const VIEW_CSP = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none'";
@@ -70,26 +69,12 @@ export async function startAppHost(): Promise<AppHost> {
   };
 }
 
-const WIDTHS = [
-  { label: 'desktop', width: 1280, height: 800 },
-  { label: 'phone', width: 390, height: 844 },
-] as const;
-
 /**
  * page-check.ts's check for a view in its iframe: at a desktop's and a phone's width, axe-core inside the frame
  * finds nothing serious or critical and the view does not scroll sideways; screenshots of the host page are
  * saved as <name>-desktop.png and <name>-phone.png.
  */
 export async function checkAppFrame(page: Page, frame: Frame, name: string): Promise<void> {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  const problems: string[] = [];
-  for (const { label, width, height } of WIDTHS) {
-    await page.setViewportSize({ width, height });
-    await page.waitForTimeout(100);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
-    for (const problem of await seriousViolations(frame)) problems.push(`${name} at ${width} px: ${problem}`);
-    const sideways = await frame.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    if (sideways > 0) problems.push(`${name} at ${width} px: the view scrolls ${sideways} px sideways`);
-  }
+  const problems = await checkAtWidths(page, frame, name, () => page.waitForTimeout(100));
   if (problems.length) throw new Error(`${problems.length} problem(s) in ${name}:\n${problems.join('\n')}`);
 }

@@ -46,18 +46,29 @@ export function pageChecksTimeout(pages: number): number {
  * is not reached twice. axe-core is injected once per page.
  */
 export async function checkPage(page: Page, target: PageTarget, name: string): Promise<void> {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  const problems: string[] = [];
   await page.setViewportSize(WIDTHS[0]);
   if (typeof target === 'string') await page.goto(target);
   else await target(page);
   await page.waitForLoadState('load');
+  const problems = await checkAtWidths(page, page, name);
+  if (problems.length) throw new Error(`${problems.length} problem(s) on ${name}:\n${problems.join('\n')}`);
+}
+
+/**
+ * At each width: the window resized (then `settle`), a full-page screenshot of `page` saved as <name>-<width>.png,
+ * and axe-core and the sideways check run in `checked`, the page itself or a frame in it (app-host.ts). Returns
+ * every problem found, each naming its width.
+ */
+export async function checkAtWidths(page: Page, checked: Page | Frame, name: string, settle: () => Promise<void> = async () => {}): Promise<string[]> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const problems: string[] = [];
   for (const { label, width, height } of WIDTHS) {
     await page.setViewportSize({ width, height });
+    await settle();
     await screenshot(page, path.join(SCREENSHOTS, `${name}-${label}.png`));
-    for (const problem of [...(await seriousViolations(page)), ...(await sidewaysScroll(page))]) problems.push(`${name} at ${width} px: ${problem}`);
+    for (const problem of [...(await seriousViolations(checked)), ...(await sidewaysScroll(checked))]) problems.push(`${name} at ${width} px: ${problem}`);
   }
-  if (problems.length) throw new Error(`${problems.length} problem(s) on ${name}:\n${problems.join('\n')}`);
+  return problems;
 }
 
 /**
@@ -84,7 +95,7 @@ async function screenshot(page: Page, file: string): Promise<void> {
  * (page.evaluate) is not subject to the page's CSP, so axe is defined that way and the page keeps its real
  * CSP while it is checked (bypassCSP would check a page that is not the one people get).
  */
-export async function seriousViolations(page: Page | Frame): Promise<string[]> {
+async function seriousViolations(page: Page | Frame): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
   // Only violations are reported, so only they get a selector for every node (axe's resultTypes): a third less
   // time per run, and `passes` still lists every rule that passed.
@@ -101,7 +112,7 @@ export async function seriousViolations(page: Page | Frame): Promise<string[]> {
 }
 
 /** The document must fit the window: anything wider makes a person scroll sideways to read it. */
-async function sidewaysScroll(page: Page): Promise<string[]> {
+async function sidewaysScroll(page: Page | Frame): Promise<string[]> {
   const overflow = await page.evaluate(() => {
     const viewport = document.documentElement.clientWidth;
     const scroll = document.documentElement.scrollWidth - viewport;
