@@ -127,6 +127,11 @@ capabilities:
       client_id: governor.connected.clientId,
       details: { outcome: 'approved', via: 'client', note: 'fine', requested_for: ownerId },
     });
+    // The approving call's own entry is about the decision, in the space of the action it decided.
+    const approving = await org.service.database.rows<Record<string, any>>(
+      sql`SELECT person_id, client_id, space_id, subject FROM org_activity WHERE kind = 'tool.called' AND details->>'tool' = 'resolve_decision'`,
+    );
+    expect(approving).toEqual([{ person_id: ownerId, client_id: governor.connected.clientId, space_id: spaceId, subject: paused.decision_id }]);
     expect(byKind('connector.called')).toMatchObject({ details: { connector: 'webhook', outcome: 'succeeded', http_status: 200 } });
     expect(byKind('operation.succeeded')).toMatchObject({ person_id: ownerId, client_id: actor.connected.clientId, capability_id: capability.wire_money });
     // Started in the calling process, the run moves the operation from the row its start wrote (handed over, not read).

@@ -171,7 +171,7 @@ rules:
       { person: 'Bo', via: bo.clientId() },
     ]);
 
-    // The log: each approval with its person and channel, then the resolution once.
+    // The log: each approval with its person and channel, then the resolution once, then Bo's call that resolved it.
     const entries = await org.service.database.rows<{ kind: string; summary: string; person: string | null }>(
       sql`SELECT a.kind, a.summary, p.name AS person FROM org_activity a LEFT JOIN people p ON p.id = a.person_id
         WHERE a.subject = ${paused.decision_id} ORDER BY a.seq`,
@@ -181,6 +181,7 @@ rules:
       ['decision.approved_once', 'Ada'],
       ['decision.approved_once', 'Bo'],
       ['decision.resolved', 'Bo'],
+      ['tool.called', 'Bo'],
     ]);
     expect(entries[1].summary).toBe('approval 1 of 2 in the inbox: looks right');
     expect(entries[2].summary).toBe('approval 2 of 2 through a client');

@@ -66,6 +66,7 @@ export const decisionTools = [
       })
       .strict(),
     output: resolvedDecision,
+    madeOf: ({ decision }) => ({ id: decision.id, spaceId: decision.action.space_id }),
     annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
     async run({ decision_id, outcome, note, remember }, call) {
       const resolver = await resolverOf(call);

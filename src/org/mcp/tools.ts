@@ -83,6 +83,17 @@ export interface RecordTool<Input extends z.ZodObject, Output extends z.ZodObjec
   effect: 'read' | 'write';
   output: Output;
   run(args: z.output<Input>, call: OrgToolCall): Promise<z.input<Output>>;
+  /**
+   * What a write made, for its `tool.called` entry: the record's id as the subject and the space it is in. By
+   * default the result's own `id` and `space_id` (a task, a memory item); a result that wraps its record says which.
+   */
+  madeOf?(result: z.input<Output>): Made;
+}
+
+/** The record a write tool made or changed, as its `tool.called` entry names it. */
+interface Made {
+  id: string | null;
+  spaceId: string | null;
 }
 
 export interface WorkTool<Input extends z.ZodObject> extends ToolBase<Input> {
@@ -167,7 +178,7 @@ async function runTool(definition: OrgToolDefinition, args: Record<string, unkno
     const outcome = await definition.run(own, { ...call, db, changed: (change) => void changes.push(change) });
     const produced: Produced =
       definition.effect !== 'work' ? { result: outcome } : typeof outcome === 'string' ? { operationId: outcome } : (outcome as { result: unknown });
-    if (!('operationId' in produced && enteredAtStart(produced.operationId))) await recordActivity(db, toolActivity(definition.name, own, principal, produced));
+    if (!('operationId' in produced && enteredAtStart(produced.operationId))) await recordActivity(db, toolActivity(definition, own, principal, produced));
     if (changes.length > 0) await ctx.changes.announce(db, changes);
     return produced;
   };
@@ -176,7 +187,7 @@ async function runTool(definition: OrgToolDefinition, args: Record<string, unkno
   const writesOnce = definition.effect === 'work' && key === undefined && !definition.startsNothing?.(own);
   // A work call's entry is about the operation it starts, so it is written with that start; a write call that also
   // starts one (create_task with an agent) writes its own entry in `produce`, about what it made.
-  const calledEntry = definition.effect === 'work' ? (operationId: string) => toolActivity(definition.name, own, principal, { operationId }) : undefined;
+  const calledEntry = definition.effect === 'work' ? (operationId: string) => toolActivity(definition, own, principal, { operationId }) : undefined;
   const { value: produced, started } = await startingHere(() => (writesOnce ? produce(ctx.db) : withIdempotencyKey(ctx.db, keyed, produce)), { calledEntry });
   // Committed: this process's caches hear of it before the call answers (platform/changes.ts `transact`).
   if (changes.length > 0) ctx.changes.deliver(changes);
@@ -192,21 +203,29 @@ function readsChangeNothing(): never {
 
 /**
  * The `tool.called` entry of a tool that wrote or started work: who called it through which client, in which
- * space, and what it produced (the record's id, or the operation's).
+ * space, and what it produced (the operation, or the record it made or changed and that record's space when the
+ * call named none: answer_task's task is in a space though the call takes only its id).
  */
-function toolActivity(tool: string, args: Record<string, unknown>, principal: OrgPrincipal, produced: Produced): NewActivity {
-  const result = 'result' in produced ? produced.result : undefined;
-  const resultId = result !== null && typeof result === 'object' && 'id' in result && typeof result.id === 'string' ? result.id : undefined;
+function toolActivity(definition: OrgToolDefinition, args: Record<string, unknown>, principal: OrgPrincipal, produced: Produced): NewActivity {
+  const made = 'result' in produced ? madeBy(definition, produced.result) : { id: null, spaceId: null };
+  const spaceId = typeof args.space_id === 'string' ? args.space_id : made.spaceId;
   return {
     kind: 'tool.called',
-    summary: `called ${tool}`,
-    spaceId: typeof args.space_id === 'string' ? args.space_id : null,
+    summary: `called ${definition.name}`,
+    spaceId,
     personId: principal.personId,
     clientId: principal.clientId,
     operationId: 'operationId' in produced ? produced.operationId : null,
-    subject: 'operationId' in produced ? produced.operationId : (resultId ?? null),
-    details: { tool, arguments: args },
+    subject: 'operationId' in produced ? produced.operationId : made.id,
+    details: { tool: definition.name, arguments: args },
   };
+}
+
+function madeBy(definition: OrgToolDefinition, result: unknown): Made {
+  if (result === null || typeof result !== 'object') return { id: null, spaceId: null };
+  const record = result as Record<string, unknown>;
+  if (definition.effect !== 'work' && definition.madeOf) return definition.madeOf(record);
+  return { id: typeof record.id === 'string' ? record.id : null, spaceId: typeof record.space_id === 'string' ? record.space_id : null };
 }
 
 /**
