@@ -100,13 +100,13 @@ async function main(argv: string[]): Promise<void> {
  * stopped, so the process exits instead of serving half of the platform.
  */
 async function serve(config: Config, selected: ServiceName[]): Promise<void> {
-  const [{ createContentService }, { createOrgService }, { prepareDatabase }] = await Promise.all([
+  const [{ createContentService }, { createOrgService }, { prepareDatabases }] = await Promise.all([
     import('./content/service.js'),
     import('./org/service.js'),
     import('./platform/database.js'),
   ]);
-  // A first start creates both embedded databases side by side rather than one after the other.
-  await Promise.all(selected.map((name) => prepareDatabase(config[name].database)));
+  // A first start creates both embedded databases at once, with one initdb.
+  await prepareDatabases(selected.map((name) => config[name].database));
   const services: Closable[] = [];
   closeOnSignals(services, (message) => console.error(message));
   try {

@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { copyFile, cp, mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -149,15 +149,16 @@ const DEFAULT_TIMEOUTS: Required<DatabaseConfig>['timeouts'] = { connectSeconds:
 export const EMBEDDED_SETTINGS = ['shared_buffers=8MB', 'temp_buffers=4MB', 'work_mem=4MB', 'maintenance_work_mem=16MB'];
 
 /**
- * Creates a new embedded data directory ahead of opening it (nothing to do for PostgreSQL, memory or an existing
- * directory), so `serve` can prepare both services' directories at once.
+ * Creates the new embedded data directories among `configs` ahead of opening them (nothing to do for PostgreSQL,
+ * memory or an existing directory), so `serve` prepares both services' directories at once.
  */
-export async function prepareDatabase(config: DatabaseConfig): Promise<void> {
-  if (config.url || config.dataDir.startsWith('memory://') || existsSync(path.join(config.dataDir, 'PG_VERSION'))) return;
+export async function prepareDatabases(configs: readonly DatabaseConfig[]): Promise<void> {
+  const fresh = configs.filter((config) => !config.url && !config.dataDir.startsWith('memory://') && !existsSync(path.join(config.dataDir, 'PG_VERSION')));
+  if (fresh.length === 0) return;
   // The child inherits the owner-only umask; what PGlite sets wider itself is tightened once it is done.
   createOwnerOnlyFiles();
-  await prepareEmbeddedDatabase(config);
-  await tightenTree(config.dataDir);
+  await prepareEmbeddedDatabases(fresh);
+  for (const config of fresh) await tightenTree(config.dataDir);
 }
 
 async function openPglite(config: DatabaseConfig): Promise<Database> {
@@ -171,7 +172,7 @@ async function openPglite(config: DatabaseConfig): Promise<Database> {
     lock = await lockDatabaseDirectory(config.dataDir);
   }
   try {
-    await prepareDatabase(config);
+    await prepareDatabases([config]);
     const client = await openPgliteClient(config);
     if (!inMemory) await tightenTree(config.dataDir);
     const db = await migrateEmbedded(client, config);
@@ -241,9 +242,11 @@ export async function migrateEmbedded(client: PGlite, config: DatabaseConfig): P
 /**
  * Creating a data directory (initdb, then every migration) grows the WebAssembly heap to ~800 MB, which a process
  * never gives back; a child process does it and exits, and the serving process only reopens the result.
+ * One child prepares every new directory (prepare-embedded-database.ts): initdb is most of a first start.
  */
-async function prepareEmbeddedDatabase(config: DatabaseConfig): Promise<void> {
-  const child = spawn(process.execPath, [...prepareCommand(), config.dataDir, config.schema], {
+async function prepareEmbeddedDatabases(configs: readonly DatabaseConfig[]): Promise<void> {
+  const targets = configs.flatMap((config) => [config.dataDir, config.schema]);
+  const child = spawn(process.execPath, [...prepareCommand(), ...targets], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -252,7 +255,18 @@ async function prepareEmbeddedDatabase(config: DatabaseConfig): Promise<void> {
     child.on('error', reject);
     child.on('exit', resolve);
   });
-  if (code !== 0) throw new Error(`could not create the embedded database in ${config.dataDir}: ${stderr.trim() || `exit code ${code}`}`);
+  const where = configs.map((config) => config.dataDir).join(' and ');
+  if (code !== 0) throw new Error(`could not create the embedded database in ${where}: ${stderr.trim() || `exit code ${code}`}`);
+}
+
+/**
+ * Copies a data directory fresh from initdb (closed, so consistent on disk) to `to`, its PG_VERSION last: a copy
+ * cut short has none, so the next start prepares that directory again instead of opening half a cluster.
+ */
+export async function copyNewCluster(from: string, to: string): Promise<void> {
+  const version = path.join(from, 'PG_VERSION');
+  await cp(from, to, { recursive: true, filter: (source) => source !== version });
+  await copyFile(version, path.join(to, 'PG_VERSION'));
 }
 
 /**
