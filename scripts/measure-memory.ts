@@ -1,7 +1,8 @@
 /**
  * `npm run measure:memory`: the resident memory of `npm start` (both services, embedded database) when idle,
  * on the first start with a fresh data directory and again after a restart on the same directory. Reads
- * VmRSS from /proc (Linux) for the serving node process and for the whole process tree `npm start` spawns.
+ * VmRSS from /proc (Linux) for the serving node process and for the whole process tree `npm start` spawns,
+ * and how long each start took until both services answered `/health`.
  *
  * With `--before REF` it measures a clean checkout of REF (a git worktree sharing this tree's node_modules) and
  * this tree in the same run, alternating between the two `--rounds` times, so a busy machine weighs on both
@@ -29,6 +30,8 @@ interface Sample {
   server: number;
   /** Everything `npm start` runs: npm, the shell, node. */
   tree: number;
+  /** Seconds from `npm start` until both services answered `/health`. */
+  ready: number;
 }
 
 interface Checkout {
@@ -102,14 +105,16 @@ function dirty(): boolean {
 }
 
 async function measureOneStart(cwd: string, env: NodeJS.ProcessEnv): Promise<Sample> {
+  const started = performance.now();
   const child = spawn('npm', ['start', '--silent'], { cwd, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
   try {
     await Promise.all([waitForHealth(`http://127.0.0.1:${env.ORG_PORT}/health`), waitForHealth(`http://127.0.0.1:${env.CONTENT_PORT}/health`)]);
+    const ready = (performance.now() - started) / 1000;
     await new Promise((resolve) => setTimeout(resolve, settleMs));
     const tree = [child.pid!, ...descendants(child.pid!)];
     const rss = tree.map((pid) => ({ pid, rss: rssOf(pid), command: commandOf(pid) }));
     const server = rss.filter((entry) => entry.command.includes('bin/atrium.js')).reduce((max, entry) => Math.max(max, entry.rss), 0);
-    return { server, tree: rss.reduce((sum, entry) => sum + entry.rss, 0) };
+    return { server, tree: rss.reduce((sum, entry) => sum + entry.rss, 0), ready };
   } finally {
     await stop(child);
   }
@@ -137,9 +142,10 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Each run's serving process in MB, in the order measured, then the process trees. */
+/** Each run's serving process in MB, in the order measured, then the process trees and the times to ready. */
 function describe(samples: Sample[]): string {
-  return `${samples.map((sample) => mb(sample.server)).join(' / ')} MB (tree ${samples.map((sample) => mb(sample.tree)).join(' / ')} MB)`;
+  const each = (figure: (sample: Sample) => string) => samples.map(figure).join(' / ');
+  return `${each((sample) => mb(sample.server))} MB (tree ${each((sample) => mb(sample.tree))} MB), ready in ${each((sample) => sample.ready.toFixed(1))} s`;
 }
 
 function mb(bytes: number): string {
@@ -153,7 +159,8 @@ Command: \`npm run measure:memory -- --before ${values.before} --rounds ${values
 checkout in turn, \`npm start\` on a fresh temporary data directory, both services, VmRSS from \`/proc/<pid>/status\`
 ${settleMs / 1000} s after both answer \`/health\`; then stopped and started again on the same directory. The two checkouts
 alternate, one figure per round. "Serving process" is the node process serving both services; the tree adds npm
-and its shell. Target (issue 22 item 4): under 250 MB on a first start and on a restart.
+and its shell; "ready in" is the time from \`npm start\` until both answered \`/health\` (npm, the compile check,
+creating the databases on a first start). Target (issue 22 item 4): under 250 MB on a first start and on a restart.
 Machine: ${machine}.
 
 ${table}
