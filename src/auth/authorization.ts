@@ -11,7 +11,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AuthContext } from './context.js';
 import type { Queryable } from '../platform/database.js';
 import { toIso } from '../platform/time.js';
-import { clientDisplayName, findClient } from './clients.js';
+import { clientDisplayName, findClient, selectClient } from './clients.js';
 import { AccessDenied, InvalidRequest, isOAuthError, UnsupportedResponseType, type OAuthError } from './errors.js';
 import { createGrant } from './grants.js';
 import { hashToken, PREFIX, randomToken } from './ids.js';
@@ -119,7 +119,7 @@ export async function approveAuthorizationRequest(ctx: AuthContext, id: string, 
     // The person may grant less than was asked (RFC 6749 §3.3): the token response's `scope` then says so.
     const scopes = granted ? request.scopes.filter((scope) => granted.includes(scope)) : request.scopes;
     const grantId = await createGrant(tx, { personId, clientId: request.clientId, scopes, resource: request.resource });
-    await ctx.recordAuthEvent?.(tx, { kind: 'consent.granted', personId, clientId: request.clientId, scopes, requested: request.scopes });
+    await ctx.recordAuthEvent?.(tx, { kind: 'consent.granted', personId, clientId: request.clientId, clientName: request.clientName, scopes, requested: request.scopes });
     const code = randomToken(PREFIX.code);
     await tx.insert(oauthCodes).values({
       hash: hashToken(code),
@@ -139,7 +139,7 @@ export async function approveAuthorizationRequest(ctx: AuthContext, id: string, 
 export async function denyAuthorizationRequest(ctx: AuthContext, id: string, personId: string): Promise<string> {
   const request = await ctx.db.transaction(async (tx) => {
     const answered = await answerRequest(tx, id);
-    await ctx.recordAuthEvent?.(tx, { kind: 'consent.denied', personId, clientId: answered.clientId, requested: answered.scopes });
+    await ctx.recordAuthEvent?.(tx, { kind: 'consent.denied', personId, clientId: answered.clientId, clientName: answered.clientName, requested: answered.scopes });
     return answered;
   });
   return errorRedirect(ctx, request.redirectUri, new AccessDenied('the person denied the request'), request.state ?? undefined);
@@ -153,7 +153,8 @@ async function answerRequest(db: Queryable, id: string) {
     .where(and(eq(oauthAuthorizationRequests.id, id), isNull(oauthAuthorizationRequests.answeredAt), sql`${oauthAuthorizationRequests.expiresAt} > now()`))
     .returning();
   if (!request) throw new InvalidRequest('the authorization request is unknown, expired or already answered');
-  return request;
+  const client = await selectClient(db, request.clientId);
+  return { ...request, clientName: client ? clientDisplayName(client) : request.clientId };
 }
 
 /** RFC 6749 §4.1.2.1 with `iss` (RFC 9207 §2). */

@@ -37,7 +37,8 @@ export interface AuthContext {
 }
 
 /** What a person did about a client: allowed it (with the scopes granted of those asked), denied it, or disconnected it. */
-export type AuthEvent =
-  | { kind: 'consent.granted'; personId: string; clientId: string; scopes: string[]; requested: string[] }
-  | { kind: 'consent.denied'; personId: string; clientId: string; requested: string[] }
-  | { kind: 'client.disconnected'; personId: string; clientId: string; grants: number };
+export type AuthEvent = ({ personId: string; clientId: string; clientName: string } & (
+  | { kind: 'consent.granted'; scopes: string[]; requested: string[] }
+  | { kind: 'consent.denied'; requested: string[] }
+  | { kind: 'client.disconnected'; grants: number }
+));

@@ -192,6 +192,8 @@ agents:
     it('records the consent that connected a client, with the scopes granted', async () => {
       const [granted] = await entries(sql`kind = 'consent.granted' AND client_id = ${mcp.connected.clientId}`);
       expect(granted).toMatchObject({ person_id: ownerId, subject: mcp.connected.clientId, details: { scopes: expect.arrayContaining(['memory:write', 'task:write']) } });
+      // Named as a person knows it, with the id that tells it from another of the same name.
+      expect(granted.summary).toBe(`allowed the client Activity client (client id ${mcp.connected.clientId}): ${granted.details.scopes.join(' ')}`);
     });
 
     it('records a consent denied, with the client and the scopes it asked for', async () => {
@@ -202,7 +204,7 @@ agents:
       const request = browser.hidden(consent.text, 'request');
       expect((await browser.post('/consent', { request, decision: 'deny', csrf: browser.hidden(consent.text, 'csrf') })).status).toBe(303);
       expect(await entries(sql`kind = 'consent.denied'`)).toEqual([
-        expect.objectContaining({ person_id: ownerId, client_id: clientId, details: { requested: ['memory:read'] } }),
+        expect.objectContaining({ person_id: ownerId, client_id: clientId, summary: `denied the client Denied client (client id ${clientId})`, details: { requested: ['memory:read'] } }),
       ]);
     });
 
@@ -214,7 +216,12 @@ agents:
       const answer = await browser.post('/connections/disconnect', { csrf: browser.hidden(page.text, 'csrf'), only: other.connected.clientId });
       expect(answer.status).toBe(303);
       expect(await entries(sql`kind = 'client.disconnected'`)).toEqual([
-        expect.objectContaining({ person_id: ownerId, client_id: other.connected.clientId, details: { grants_revoked: 1 } }),
+        expect.objectContaining({
+          person_id: ownerId,
+          client_id: other.connected.clientId,
+          summary: `disconnected the client Leaving client (client id ${other.connected.clientId})`,
+          details: { grants_revoked: 1 },
+        }),
       ]);
     });
   });

@@ -13,17 +13,19 @@ export function recordAuthActivity(db: Queryable, event: AuthEvent): Promise<voi
 
 function toActivity(event: AuthEvent): NewActivity {
   const who = { personId: event.personId, clientId: event.clientId, subject: event.clientId };
+  // Named as the inbox names a client, its id beside the name it gave itself (unless it gave none).
+  const client = event.clientName === event.clientId ? `the client ${event.clientId}` : `the client ${event.clientName} (client id ${event.clientId})`;
   switch (event.kind) {
     case 'consent.granted':
       return {
         ...who,
         kind: 'consent.granted',
-        summary: `allowed the client ${event.clientId}: ${event.scopes.join(' ') || 'no scopes'}`,
+        summary: `allowed ${client}: ${event.scopes.join(' ') || 'no scopes'}`,
         details: { scopes: event.scopes, requested: event.requested },
       };
     case 'consent.denied':
-      return { ...who, kind: 'consent.denied', summary: `denied the client ${event.clientId}`, details: { requested: event.requested } };
+      return { ...who, kind: 'consent.denied', summary: `denied ${client}`, details: { requested: event.requested } };
     case 'client.disconnected':
-      return { ...who, kind: 'client.disconnected', summary: `disconnected the client ${event.clientId}`, details: { grants_revoked: event.grants } };
+      return { ...who, kind: 'client.disconnected', summary: `disconnected ${client}`, details: { grants_revoked: event.grants } };
   }
 }
