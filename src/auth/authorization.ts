@@ -11,7 +11,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AuthContext } from './context.js';
 import type { Queryable } from '../platform/database.js';
 import { toIso } from '../platform/time.js';
-import { clientDisplayName, findClient, selectClient } from './clients.js';
+import { clientDisplayName, findClient, storedClientName } from './clients.js';
 import { AccessDenied, InvalidRequest, isOAuthError, UnsupportedResponseType, type OAuthError } from './errors.js';
 import { createGrant } from './grants.js';
 import { hashToken, PREFIX, randomToken } from './ids.js';
@@ -153,8 +153,7 @@ async function answerRequest(db: Queryable, id: string) {
     .where(and(eq(oauthAuthorizationRequests.id, id), isNull(oauthAuthorizationRequests.answeredAt), sql`${oauthAuthorizationRequests.expiresAt} > now()`))
     .returning();
   if (!request) throw new InvalidRequest('the authorization request is unknown, expired or already answered');
-  const client = await selectClient(db, request.clientId);
-  return { ...request, clientName: client ? clientDisplayName(client) : request.clientId };
+  return { ...request, clientName: await storedClientName(db, request.clientId) };
 }
 
 /** RFC 6749 §4.1.2.1 with `iss` (RFC 9207 §2). */

@@ -74,3 +74,9 @@ export function clientDisplayName(client: Pick<Client, 'id' | 'kind' | 'name'>):
   if (name) return name;
   return client.kind === 'metadata_document' ? new URL(client.id).host : client.id.replace(BIDI_CONTROLS, '');
 }
+
+/** The display name of a stored client, for the audit of what a person did about it; its id if the row is gone. */
+export async function storedClientName(db: Queryable, clientId: string): Promise<string> {
+  const client = await selectClient(db, clientId);
+  return client ? clientDisplayName(client) : clientId;
+}

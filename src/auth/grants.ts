@@ -7,7 +7,7 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { AuthContext } from './context.js';
 import { inTransaction, type Queryable } from '../platform/database.js';
 import { toIso } from '../platform/time.js';
-import { clientDisplayName, selectClient } from './clients.js';
+import { clientDisplayName, storedClientName } from './clients.js';
 import { PREFIX, randomToken } from './ids.js';
 import { oauthGrants, oauthTokens } from './schema.js';
 import { SCOPE_NAMES } from './scopes.js';
@@ -102,9 +102,7 @@ export async function disconnectClient(ctx: AuthContext, personId: string, clien
       grants.map((grant) => grant.id),
       changed,
     );
-    const client = await selectClient(tx, clientId);
-    const clientName = client ? clientDisplayName(client) : clientId;
-    await ctx.recordAuthEvent?.(tx, { kind: 'client.disconnected', personId, clientId, clientName, grants: grants.length });
+    await ctx.recordAuthEvent?.(tx, { kind: 'client.disconnected', personId, clientId, clientName: await storedClientName(tx, clientId), grants: grants.length });
   });
 }
 

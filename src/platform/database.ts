@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, cp, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -257,16 +257,6 @@ async function prepareEmbeddedDatabases(configs: readonly DatabaseConfig[]): Pro
   });
   const where = configs.map((config) => config.dataDir).join(' and ');
   if (code !== 0) throw new Error(`could not create the embedded database in ${where}: ${stderr.trim() || `exit code ${code}`}`);
-}
-
-/**
- * Copies a data directory fresh from initdb (closed, so consistent on disk) to `to`, its PG_VERSION last: a copy
- * cut short has none, so the next start prepares that directory again instead of opening half a cluster.
- */
-export async function copyNewCluster(from: string, to: string): Promise<void> {
-  const version = path.join(from, 'PG_VERSION');
-  await cp(from, to, { recursive: true, filter: (source) => source !== version });
-  await copyFile(version, path.join(to, 'PG_VERSION'));
 }
 
 /**
