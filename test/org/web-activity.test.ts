@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordActivity } from '../../src/org/activity/records.js';
 import { upsertPerson } from '../../src/org/people/records.js';
+import { createTask } from '../../src/org/tasks/person.js';
 import { addSpaceMember, upsertSpace } from '../../src/org/spaces/records.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
@@ -99,6 +100,25 @@ describe.each(engines)('the activity page on %s', (engine) => {
     expect(lines[0].summary).toBe('website note 0');
     expect(lines.map((line) => line.seq)).toEqual([...lines.map((line) => line.seq)].sort((a, b) => a - b));
     expect(lines.some((line) => line.space_id === hr.id)).toBe(false);
+  });
+
+  it('links an entry to the record it is about, which opens for the person who sees the entry', async () => {
+    const { ctx } = org.service;
+    const task = await createTask(ctx, ctx.db, { space_id: web.id, title: 'Proofread the launch post' }, { personId: member.id, clientId: null, spaceIds: [web.id] });
+    await recordActivity(ctx.db, { kind: 'memory.written', summary: 'an entry about no page', spaceId: web.id, subject: 'constructor_x' });
+    const mia = new Browserless(org.url);
+    await mia.signIn('mia@example.com', 'mia-password-123');
+    const page = await mia.get('/activity?kind=task');
+    const row = page.text.split('<tr>').find((cells) => cells.includes('Proofread the launch post'));
+    expect(row).toContain(`href="/tasks/${task.id}">task</a>`);
+    const opened = await mia.get(`/tasks/${task.id}`);
+    expect(opened.status).toBe(200);
+    expect(opened.text).toContain('Proofread the launch post');
+    const notes = await mia.get('/activity?kind=memory');
+    expect(notes.text.split('<tr>').find((cells) => cells.includes('website note 59'))).toContain('href="/memory/mem_web_59">memory item</a>');
+    const unknown = notes.text.split('<tr>').find((cells) => cells.includes('an entry about no page'));
+    expect(unknown).toBeDefined();
+    expect(unknown).not.toContain('constructor_x');
   });
 
   it('sends a visitor who is not signed in to sign in first', async () => {

@@ -2,7 +2,8 @@
  * GET /activity: the organization's audit log (DESIGN 4.6) — newest first, filtered by person, agent, space,
  * capability, kind, trace and time, keyset-paged; `?person=` and `?agent=` are the views of everything done by or
  * on behalf of one person or agent. GET /activity/export.jsonl streams the same selection, oldest first, as JSON
- * Lines. A person sees their spaces' entries and their own; owners and admins see everything.
+ * Lines. A person sees their spaces' entries and their own; owners and admins see everything. A row links to its
+ * capability, its operation and the record it is about (a task, a decision, a memory item…) where that has a page.
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -222,13 +223,19 @@ function ActivityTable({ entries, names }: { entries: ActivityEntry[]; names: Ac
               </td>
               <td data-label="Where">
                 {entry.spaceId ? name(names.spaces, entry.spaceId) : '—'}
-                {entry.capabilityId ? <> · {name(names.capabilities, entry.capabilityId)}</> : null}
+                {entry.capabilityId ? (
+                  <>
+                    {' '}
+                    · <a href={`/capabilities/${encodeURIComponent(entry.capabilityId)}`}>{name(names.capabilities, entry.capabilityId)}</a>
+                  </>
+                ) : null}
                 {entry.operationId ? (
                   <>
                     {' '}
                     · <a href={`/operations/${encodeURIComponent(entry.operationId)}`}>operation</a>
                   </>
                 ) : null}
+                <SubjectLink entry={entry} />
               </td>
               <td data-label="Trace">
                 {traceId ? (
@@ -245,6 +252,34 @@ function ActivityTable({ entries, names }: { entries: ActivityEntry[]; names: Ac
         })}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * The records with a page of their own, by their id's prefix (ids.ts): an entry about one of them links to it. The
+ * page applies its own scope, which matches the log's (the record's space), so a link leads to what the entry names.
+ */
+const SUBJECT_PAGES = new Map([
+  ['tsk', { path: '/tasks/', label: 'task' }],
+  ['dec', { path: '/inbox/decisions/', label: 'decision' }],
+  ['mem', { path: '/memory/', label: 'memory item' }],
+  ['op', { path: '/operations/', label: 'operation' }],
+  ['agt', { path: '/agents/', label: 'agent' }],
+  ['cap', { path: '/capabilities/', label: 'capability' }],
+  ['ep', { path: '/events/', label: 'endpoint' }],
+]);
+
+/** A link to the record the entry is about, unless the row already links to it (its operation, its capability). */
+function SubjectLink({ entry }: { entry: ActivityEntry }): VNode | null {
+  const subject = entry.subject;
+  if (!subject || subject === entry.operationId || subject === entry.capabilityId) return null;
+  const page = SUBJECT_PAGES.get(/^([a-z]+)_/.exec(subject)?.[1] ?? '');
+  if (!page) return null;
+  return (
+    <>
+      {' '}
+      · <a href={`${page.path}${encodeURIComponent(subject)}`}>{page.label}</a>
+    </>
   );
 }
 
