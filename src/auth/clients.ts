@@ -65,12 +65,17 @@ export async function selectClient(db: Queryable, clientId: string): Promise<Cli
 const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 
 /**
- * A display name for consent and connections: the registered name, else the document URL's host. A client
- * chooses its own name, so the bidirectional controls (Unicode TR #9 §2: embeddings, overrides, isolates
- * and the implicit marks) are removed: they could make "Evil‮ppA" read as another app's name on the page.
+ * The name a client registered, as pages and records show it: a client chooses its own name, so the bidirectional
+ * controls (Unicode TR #9 §2: embeddings, overrides, isolates and the implicit marks) are removed — they could make
+ * "Evil‮ppA" read as another app's name. Null when it gave none (or nothing but controls).
  */
+export function shownClientName(name: string | null): string | null {
+  return name?.replace(BIDI_CONTROLS, '').trim() || null;
+}
+
+/** A display name for consent and connections: the registered name (`shownClientName`), else the document URL's host. */
 export function clientDisplayName(client: Pick<Client, 'id' | 'kind' | 'name'>): string {
-  const name = client.name?.replace(BIDI_CONTROLS, '').trim();
+  const name = shownClientName(client.name);
   if (name) return name;
   return client.kind === 'metadata_document' ? new URL(client.id).host : client.id.replace(BIDI_CONTROLS, '');
 }

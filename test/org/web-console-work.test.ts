@@ -87,7 +87,8 @@ rules:
     for (const row of rows) ids[row.key] = row.id;
     mia = await connectOrgMcp(org, { email: MIA.email, password: MIA.password, clientName: 'Mia laptop' });
     otto = await connectOrgMcp(org, { email: OTTO.email, password: OTTO.password, clientName: 'Otto beta-only client' });
-    governor = await connectOrgMcp(org, { scopes: ['governance:admin'], clientName: 'Owner governance' });
+    // A client names itself; a right-to-left override in its name must not reorder what people read about it.
+    governor = await connectOrgMcp(org, { scopes: ['governance:admin'], clientName: 'Owner \u202Egovernance' });
 
     const execute = (client: OrgMcp, key: string, space: string, input: Record<string, unknown>) =>
       client.callOk('execute_capability', { capability_id: ids[key], input, space_id: ids[space], wait_seconds: 10 });
@@ -186,7 +187,9 @@ rules:
       expect(text).toContain('<span class="badge require_approval">require approval</span>');
       expect(text).toContain('autonomy');
       expect(text).toContain('<span class="badge approved">approved</span>');
-      expect(text).toContain('Owner, through the client Owner governance');
+      expect(text).toContain(`Owner, through the client Owner governance (client id ${governor.connected.clientId})`);
+      expect(text).toContain(`through the client Mia laptop (client id ${mia.connected.clientId})`);
+      expect(text).not.toMatch(/[\u202A-\u202E]/);
       expect(text).toContain('fine by the owner');
       expect(text).toContain('<span class="badge succeeded">succeeded</span>');
       expect(text).toContain('&quot;memo&quot;: &quot;alpha wire&quot;');

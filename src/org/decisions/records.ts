@@ -6,6 +6,7 @@ import { toIso } from '../../platform/time.js';
 import { RISKS } from '../gate/index.js';
 import { resolvedByRecord, toResolvedBy, operationRecord } from '../operations/operations.js';
 import { governsEveryAgent, mayGovern } from '../rules/records.js';
+import { shownClientName } from '../../auth/clients.js';
 import { oauthClients } from '../../auth/schema.js';
 import { agents, capabilities, decisionApprovals, decisions, operations, people } from '../schema.js';
 import { DECISION_STATUSES, type DecisionStatus, type DecisionRow } from './states.js';
@@ -205,7 +206,7 @@ export async function decisionContexts(db: Queryable, decisionIds: readonly stri
       row.id,
       {
         askedBy: row.askerId !== null && row.askerName !== null && row.askerEmail !== null ? { id: row.askerId, name: row.askerName, email: row.askerEmail } : null,
-        client: row.clientId ? { id: row.clientId, name: row.clientName } : null,
+        client: row.clientId ? { id: row.clientId, name: shownClientName(row.clientName) } : null,
         cost: row.cost,
         budget: row.budget,
         used: row.used,

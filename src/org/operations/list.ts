@@ -8,6 +8,8 @@ import type { Queryable } from '../../platform/database.js';
 import { toIso } from '../../platform/time.js';
 import type { ReadScope } from '../read-scope.js';
 import { operationsScopeCondition } from './overview.js';
+import { shownClientName } from '../../auth/clients.js';
+import { oauthClients } from '../../auth/schema.js';
 import { agents, capabilities, operations, people, spaces } from '../schema.js';
 import type { OperationKind, OperationStatus } from './states.js';
 
@@ -115,12 +117,13 @@ export async function listOperations(
 /** One operation, when it is the reader's to see; undefined otherwise (an unknown id and another space's look the same). */
 export async function findOperationInScope(db: Queryable, scope: ReadScope, id: string) {
   const [row] = await db
-    .select({ operation: operations, agentName: agents.name, spaceName: spaces.name, personName: people.name, capabilityKey: capabilities.key })
+    .select({ operation: operations, agentName: agents.name, spaceName: spaces.name, personName: people.name, capabilityKey: capabilities.key, clientName: oauthClients.name })
     .from(operations)
     .innerJoin(people, eq(people.id, operations.personId))
+    .leftJoin(oauthClients, eq(oauthClients.id, operations.clientId))
     .leftJoin(agents, eq(agents.id, operations.agentId))
     .leftJoin(spaces, eq(spaces.id, operations.spaceId))
     .leftJoin(capabilities, and(eq(operations.kind, 'capability'), eq(capabilities.id, capabilityIdOf)))
     .where(and(eq(operations.id, id), operationsScopeCondition(scope)));
-  return row;
+  return row && { ...row, clientName: shownClientName(row.clientName) };
 }

@@ -24,6 +24,7 @@ import { activityStatement, recordActivity, type NewActivity } from '../activity
 import type { OrgContext } from '../context.js';
 import { OPERATION_FAILURES, orgErrors, type OperationFailure } from '../errors.js';
 import { newId } from '../ids.js';
+import { shownClientName } from '../../auth/clients.js';
 import { oauthClients } from '../../auth/schema.js';
 import { decisions, operations, people } from '../schema.js';
 import { isAnswered, move, operationActivity, OPERATION_KINDS, OPERATION_STATUSES, SETTLED_STATUSES, type OperationKind, type OperationRow, type OperationStatus } from './states.js';
@@ -53,7 +54,7 @@ export type ResolvedByRecord = z.infer<typeof resolvedByRecord>;
 export function toResolvedBy(personId: string, name: string, via: string | null, clientName: string | null): ResolvedByRecord {
   if (via === 'inbox') return { person_id: personId, name, via: 'inbox' };
   if (via === null) return { person_id: personId, name, via: 'unrecorded' };
-  return { person_id: personId, name, via: 'client', client: { id: via, name: clientName } };
+  return { person_id: personId, name, via: 'client', client: { id: via, name: shownClientName(clientName) } };
 }
 
 /** The operation as tools show it (DESIGN 4.3 "Shapes"); also every work tool's `outputSchema`. */

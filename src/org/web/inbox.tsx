@@ -15,11 +15,10 @@ import type { FastifyInstance } from 'fastify';
 import { sendError } from '../../platform/http.js';
 import { orgErrors } from '../errors.js';
 import { resolveDecision } from '../decisions/resolve.js';
-import type { ResolvedByRecord } from '../operations/operations.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
 import { answerTaskInput } from '../tasks/records.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
-import { formatTime } from './format.js';
+import { describeResolver, formatTime, theClient } from './format.js';
 import { countInboxItems, formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
@@ -120,13 +119,6 @@ export function approvalRefusal(decision: DecisionRecord, viewerId: string, aske
   if (decision.approvals.some((approval) => approval.person_id === viewerId)) return "You approved this: it waits for another person's approval.";
   if (askedForId === viewerId) return 'This action was asked for on your behalf, so other people must approve it; you may deny it.';
   return undefined;
-}
-
-/** "Ada, in the inbox" or "Ada, through the client Claude (client id …)". */
-export function describeResolver(by: ResolvedByRecord): string {
-  if (by.via === 'inbox') return `${by.name}, in the inbox`;
-  if (by.via === 'client' && by.client) return `${by.name}, through the client ${by.client.name ?? 'without a name'} (client id ${by.client.id})`;
-  return `${by.name}, through an MCP client`;
 }
 
 interface InboxProps {
@@ -272,7 +264,7 @@ function RememberFields({ decision }: { decision: DecisionRecord }) {
 /** Who asked and when, what it costs against the agent's budget, and where the action goes. */
 function AskedBy({ context, requestedAt }: { context: DecisionContext; requestedAt: string }) {
   const who = context.askedBy ? `${context.askedBy.name} (${context.askedBy.email})` : 'a person no longer in the organization';
-  const through = context.client ? `through the client ${context.client.name ?? 'without a name'} (client id ${context.client.id})` : 'through the agent API';
+  const through = context.client ? `through ${theClient(context.client)}` : 'through the agent API';
   const remaining = context.budget === null ? 'no monthly budget' : `${Math.max(context.budget - context.used, 0)} of ${context.budget} units left this month`;
   return (
     <>

@@ -17,6 +17,7 @@ import { findOperationInScope, listOperations, type OperationCursor, type Operat
 import { OPERATION_KINDS, OPERATION_STATUSES, type OperationRow } from '../operations/states.js';
 import type { ReadScope } from '../read-scope.js';
 import { listAllSpaces, listSpacesOfPerson } from '../spaces/records.js';
+import { describeResolver, theClient } from './format.js';
 import { AnySelect, Badge, BoundedJson, notFound, OlderLink, optionalField, optionalId, pageHref, Time } from './parts.js';
 import { consolePage } from './console.js';
 import type { WebContext } from './respond.js';
@@ -136,9 +137,7 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
               {operation.clientId ? (
                 <>
                   {' '}
-                  <small>
-                    through client <code>{operation.clientId}</code>
-                  </small>
+                  <small>through {theClient({ id: operation.clientId, name: found.clientName })}</small>
                 </>
               ) : null}
             </dd>
@@ -386,10 +385,7 @@ function DecisionBlock({ decision }: { decision: DecisionRecord }): VNode {
       {by ? (
         <>
           <dt>By</dt>
-          <dd>
-            {by.name}
-            {by.via === 'inbox' ? ', in the inbox' : by.via === 'client' ? `, through the client ${by.client?.name ?? by.client?.id}` : ''}
-          </dd>
+          <dd>{describeResolver(by)}</dd>
         </>
       ) : null}
       {decision.note ? (

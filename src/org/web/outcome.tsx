@@ -10,8 +10,8 @@
 import type { FastifyInstance } from 'fastify';
 import { findOperation, toOperationRecord, type OperationRecord } from '../operations/operations.js';
 import { issueCsrfToken } from './csrf.js';
-import { approvalRefusal, DecisionFacts, describeResolver, ResolveForm } from './inbox.js';
-import { formatTime } from './format.js';
+import { approvalRefusal, DecisionFacts, ResolveForm } from './inbox.js';
+import { describeResolver, formatTime } from './format.js';
 import { sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
