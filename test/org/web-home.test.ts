@@ -20,6 +20,7 @@ const MEMBER = { email: 'mia@example.com', password: 'mia-password-123' };
 describe.each(engines)('the console home on %s', (engine) => {
   let org: TestOrg;
   let actor: OrgMcp;
+  const operationIds: Record<string, string> = {};
 
   beforeAll(async () => {
     process.env.HOME_TEST_MEMBER_PASSWORD = MEMBER.password;
@@ -40,7 +41,7 @@ capabilities:
 `,
     );
     org = await startOrg(engine, { config: { orgFile } });
-    actor = await connectOrgMcp(org, { scopes: ['integrations:read', 'integrations:act'], clientName: 'Treasury bot' });
+    actor = await connectOrgMcp(org, { scopes: ['integrations:read', 'integrations:act', 'task:write'], clientName: 'Treasury bot' });
     const context = await actor.callOk('service_context');
     const finance = context.spaces.find((space: any) => space.name === 'Finance').id;
     const capabilities = Object.fromEntries((await actor.callOk('list_capabilities')).capabilities.map((item: any) => [item.key, item.id]));
@@ -48,6 +49,9 @@ capabilities:
     expect((await settle(actor, paused.operation_id)).status).toBe('paused');
     const failed = await actor.callOk('execute_capability', { capability_id: capabilities.ping_bank, input: {}, space_id: finance });
     expect((await settle(actor, failed.operation_id)).status).toBe('failed');
+    Object.assign(operationIds, { paused: paused.operation_id, failed: failed.operation_id });
+    const scribeId = context.agents.find((agent: any) => agent.name === 'Scribe').id;
+    await actor.callOk('create_task', { space_id: finance, title: 'Reconcile the ledger', assignee_agent_id: scribeId });
     const { db } = org.service.ctx;
     const [scribe] = await db.select({ id: agents.id }).from(agents).where(eq(agents.key, 'scribe'));
     await chargeAgent(db, scribe.id, 85);
@@ -68,8 +72,11 @@ capabilities:
     expect(needs).toContain('high risk');
     const inProgress = page.text.slice(page.text.indexOf('In progress'), page.text.indexOf('Failed in the last day'));
     expect(inProgress).toContain('paused');
+    // Each operation says what it is about: its capability's name, its task's title.
+    expect(inProgress).toContain(`capability <a href="/operations/${operationIds.paused}">Wire money</a>`);
+    expect(page.text).toMatch(/task <a href="\/operations\/op_[^"]+">Reconcile the ledger<\/a>/);
     const failed = page.text.slice(page.text.indexOf('Failed in the last day'), page.text.indexOf('Budgets this month'));
-    expect(failed).toContain('failed');
+    expect(failed).toContain(`capability <a href="/operations/${operationIds.failed}">Ping the bank</a>`);
     expect(failed).toContain('Finance');
     const budgets = page.text.slice(page.text.indexOf('Budgets this month'), page.text.indexOf('Latest activity'));
     expect(budgets).toContain('Scribe');
@@ -86,6 +93,6 @@ capabilities:
     expect(page.text).toContain('Nothing is waiting for you.');
     expect(page.text).toContain('No operation is running or waiting.');
     expect(page.text).toContain('No operation failed in the last day.');
-    for (const hidden of ['Wire money', 'Ping the bank', 'Finance', 'wrote the quarterly figures']) expect(page.text).not.toContain(hidden);
+    for (const hidden of ['Wire money', 'Ping the bank', 'Reconcile the ledger', 'Finance', 'wrote the quarterly figures']) expect(page.text).not.toContain(hidden);
   });
 });

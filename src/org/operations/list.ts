@@ -7,7 +7,7 @@ import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { toIso } from '../../platform/time.js';
 import type { ReadScope } from '../read-scope.js';
-import { operationsScopeCondition } from './overview.js';
+import { capabilityIdOf, operationsScopeCondition } from './overview.js';
 import { shownClientName } from '../../auth/clients.js';
 import { oauthClients } from '../../auth/schema.js';
 import { agents, capabilities, operations, people, spaces } from '../schema.js';
@@ -39,9 +39,6 @@ export interface OperationListRow {
   createdAt: string;
   finishedAt: string | null;
 }
-
-/** The capability a capability operation runs, as its stored input names it. */
-const capabilityIdOf = sql<string | null>`(${operations.input} ->> 'capability_id')`;
 
 /**
  * A page of operations. Its ids are chosen first, joined with names after, so only the page's rows are joined.

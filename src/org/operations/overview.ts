@@ -1,11 +1,12 @@
 /**
  * The operations a person's console home shows (DESIGN 4.6): those in progress (queued, running or paused for a
- * person) and those that failed in the last day, newest first, with their agent's and space's names — within what
+ * person) and those that failed in the last day, newest first, with what each is about (its capability's name or its
+ * task's title) and its agent's and space's names — within what
  * the person may see: owners and admins everything, anyone else their own and their spaces' operations.
  */
 import { and, desc, eq, gt, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
-import { agents, operations, spaces } from '../schema.js';
+import { agents, capabilities, operations, spaces, tasks } from '../schema.js';
 
 export interface OperationsScope {
   all: boolean;
@@ -16,6 +17,8 @@ export interface OperationsScope {
 export interface OverviewOperation {
   id: string;
   kind: string;
+  /** The capability's name or the task's title; null for a message or a question (its agent says what it is). */
+  about: string | null;
   status: string;
   agentName: string | null;
   spaceName: string | null;
@@ -30,6 +33,11 @@ export function operationsScopeCondition(scope: OperationsScope): SQL | undefine
   return scope.spaceIds.length ? or(own, inArray(operations.spaceId, [...scope.spaceIds])) : own;
 }
 
+/** The capability a capability operation runs, as its stored input names it. */
+export const capabilityIdOf = sql<string | null>`(${operations.input} ->> 'capability_id')`;
+/** The task a task operation runs, as its stored input names it. */
+const taskIdOf = sql<string | null>`(${operations.input} ->> 'task_id')`;
+
 const ACTIVE = ['queued', 'running', 'paused'] as const;
 
 async function overviewRows(db: Queryable, where: SQL | undefined, limit: number): Promise<OverviewOperation[]> {
@@ -37,6 +45,7 @@ async function overviewRows(db: Queryable, where: SQL | undefined, limit: number
     .select({
       id: operations.id,
       kind: operations.kind,
+      about: sql<string | null>`coalesce(${capabilities.name}, ${tasks.title})`,
       status: operations.status,
       agentName: agents.name,
       spaceName: spaces.name,
@@ -47,6 +56,8 @@ async function overviewRows(db: Queryable, where: SQL | undefined, limit: number
     .from(operations)
     .leftJoin(agents, eq(agents.id, operations.agentId))
     .leftJoin(spaces, eq(spaces.id, operations.spaceId))
+    .leftJoin(capabilities, and(eq(operations.kind, 'capability'), eq(capabilities.id, capabilityIdOf)))
+    .leftJoin(tasks, and(eq(operations.kind, 'task'), eq(tasks.id, taskIdOf)))
     .where(where)
     .orderBy(desc(operations.createdAt))
     .limit(limit);

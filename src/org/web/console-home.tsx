@@ -138,7 +138,14 @@ function OperationsCard({ title, id, rows, more, empty }: { title: string; id: s
         <ul>
           {rows.map((row) => (
             <li key={row.id}>
-              <a href={`/operations/${encodeURIComponent(row.id)}`}>{row.kind}</a> <span class={`badge ${row.status}`}>{row.status}</span>
+              {row.about === null ? (
+                <a href={`/operations/${encodeURIComponent(row.id)}`}>{row.kind}</a>
+              ) : (
+                <>
+                  {row.kind} <a href={`/operations/${encodeURIComponent(row.id)}`}>{row.about}</a>
+                </>
+              )}{' '}
+              <span class={`badge ${row.status}`}>{row.status}</span>
               {row.agentName ? ` · ${row.agentName}` : ''}
               {row.spaceName ? ` · ${row.spaceName}` : ''} · <small>{formatTime(row.createdAt)}</small>
               {row.error ? <div class="muted">{row.error.message}</div> : null}
