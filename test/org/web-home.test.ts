@@ -51,7 +51,7 @@ capabilities:
     expect((await settle(actor, failed.operation_id)).status).toBe('failed');
     Object.assign(operationIds, { paused: paused.operation_id, failed: failed.operation_id });
     const scribeId = context.agents.find((agent: any) => agent.name === 'Scribe').id;
-    await actor.callOk('create_task', { space_id: finance, title: 'Reconcile the ledger', assignee_agent_id: scribeId });
+    operationIds.taskId = (await actor.callOk('create_task', { space_id: finance, title: 'Reconcile the ledger', assignee_agent_id: scribeId })).id;
     const { db } = org.service.ctx;
     const [scribe] = await db.select({ id: agents.id }).from(agents).where(eq(agents.key, 'scribe'));
     await chargeAgent(db, scribe.id, 85);
@@ -74,7 +74,10 @@ capabilities:
     expect(inProgress).toContain('paused');
     // Each operation says what it is about: its capability's name, its task's title.
     expect(inProgress).toContain(`capability <a href="/operations/${operationIds.paused}">Wire money</a>`);
-    expect(page.text).toMatch(/task <a href="\/operations\/op_[^"]+">Reconcile the ledger<\/a>/);
+    const taskOperation = /task <a href="(\/operations\/op_[^"]+)">Reconcile the ledger<\/a>/.exec(page.text)?.[1];
+    expect(taskOperation).toBeDefined();
+    // The task's operation links back to its task.
+    expect((await owner.get(taskOperation!)).text).toContain(`<dt>Task</dt><dd><a href="/tasks/${operationIds.taskId}">Reconcile the ledger</a></dd>`);
     const failed = page.text.slice(page.text.indexOf('Failed in the last day'), page.text.indexOf('Budgets this month'));
     expect(failed).toContain(`capability <a href="/operations/${operationIds.failed}">Ping the bank</a>`);
     expect(failed).toContain('Finance');

@@ -7,10 +7,10 @@ import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { toIso } from '../../platform/time.js';
 import type { ReadScope } from '../read-scope.js';
-import { capabilityIdOf, operationsScopeCondition } from './overview.js';
+import { capabilityIdOf, operationsScopeCondition, taskIdOf } from './overview.js';
 import { shownClientName } from '../../auth/clients.js';
 import { oauthClients } from '../../auth/schema.js';
-import { agents, capabilities, operations, people, spaces } from '../schema.js';
+import { agents, capabilities, operations, people, spaces, tasks } from '../schema.js';
 import type { OperationKind, OperationStatus } from './states.js';
 
 export interface OperationFilter {
@@ -114,13 +114,22 @@ export async function listOperations(
 /** One operation, when it is the reader's to see; undefined otherwise (an unknown id and another space's look the same). */
 export async function findOperationInScope(db: Queryable, scope: ReadScope, id: string) {
   const [row] = await db
-    .select({ operation: operations, agentName: agents.name, spaceName: spaces.name, personName: people.name, capabilityKey: capabilities.key, clientName: oauthClients.name })
+    .select({
+      operation: operations,
+      agentName: agents.name,
+      spaceName: spaces.name,
+      personName: people.name,
+      capabilityKey: capabilities.key,
+      task: { id: tasks.id, title: tasks.title },
+      clientName: oauthClients.name,
+    })
     .from(operations)
     .innerJoin(people, eq(people.id, operations.personId))
     .leftJoin(oauthClients, eq(oauthClients.id, operations.clientId))
     .leftJoin(agents, eq(agents.id, operations.agentId))
     .leftJoin(spaces, eq(spaces.id, operations.spaceId))
     .leftJoin(capabilities, and(eq(operations.kind, 'capability'), eq(capabilities.id, capabilityIdOf)))
+    .leftJoin(tasks, and(eq(operations.kind, 'task'), eq(tasks.id, taskIdOf)))
     .where(and(eq(operations.id, id), operationsScopeCondition(scope)));
   return row && { ...row, clientName: shownClientName(row.clientName) };
 }

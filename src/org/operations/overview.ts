@@ -36,7 +36,7 @@ export function operationsScopeCondition(scope: OperationsScope): SQL | undefine
 /** The capability a capability operation runs, as its stored input names it. */
 export const capabilityIdOf = sql<string | null>`(${operations.input} ->> 'capability_id')`;
 /** The task a task operation runs, as its stored input names it. */
-const taskIdOf = sql<string | null>`(${operations.input} ->> 'task_id')`;
+export const taskIdOf = sql<string | null>`(${operations.input} ->> 'task_id')`;
 
 const ACTIVE = ['queued', 'running', 'paused'] as const;
 

@@ -129,6 +129,14 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
                 </dd>
               </>
             ) : null}
+            {found.task ? (
+              <>
+                <dt>Task</dt>
+                <dd>
+                  <a href={`/tasks/${encodeURIComponent(found.task.id)}`}>{found.task.title}</a>
+                </dd>
+              </>
+            ) : null}
             <dt>Space</dt>
             <dd>{found.spaceName ?? '—'}</dd>
             <dt>For</dt>
