@@ -1,7 +1,7 @@
 /**
  * An organization that emails its people, through a real SMTP server the test started (smtp-receiver.ts):
  *
- * - the owner and Bea are members of `general`; Cy is a member of no space; Dee is an admin;
+ * - the owner, Bea and Cy are members of `general`; Dee is an admin;
  * - a connected client's agent is the person's own, so a high-risk `wire_money` its client asks for (client autonomy
  *   2) waits for that person's decision;
  * - `scribe` (responsible: the owner) takes tasks and answers later (202), so it can ask questions on them.

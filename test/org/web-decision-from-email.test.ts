@@ -6,8 +6,10 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../helpers/databases.js';
-import { BEA, startMailOrg, type MailOrg } from '../helpers/mail-org.js';
+import { upsertPerson } from '../../src/org/people/records.js';
+import { BEA, CY, startMailOrg, type MailOrg } from '../helpers/mail-org.js';
 import { checkPage, launchChromium, pageChecksTimeout } from '../helpers/page-check.js';
+import { Browserless } from '../helpers/web-client.js';
 
 /** An argument with no place to break a line: it must wrap, not push the page sideways. */
 const REFERENCE = `INV-${'0123456789'.repeat(8)}`;
@@ -63,4 +65,27 @@ describe.each(engines)('the decision page an email links to, on %s', (engine) =>
     expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     await checkPage(page, link!, 'decision-approved');
   }, pageChecksTimeout(2));
+
+  it("sends a member who may see the decision but not decide it to its operation's page; anyone else finds nothing", async () => {
+    const client = await mail.connect(BEA, 'Bea laptop');
+    const { decisionId, operationId } = await mail.pauseWire(client, { amount: 40 });
+    // Cy is in the decision's space but does not govern Bea's client: the activity log links her here.
+    const cy = new Browserless(mail.org.url);
+    await cy.signIn(CY.email, CY.password);
+    const sent = await cy.get(`/inbox/decisions/${decisionId}`);
+    expect(sent.status).toBe(303);
+    expect(sent.headers.get('location')).toBe(`/operations/${operationId}#decision`);
+    const operation = await cy.get(`/operations/${operationId}`);
+    expect(operation.text).toContain('<h2 id="decision">Decision</h2>');
+    expect(operation.text).not.toContain('Approve');
+
+    await upsertPerson(mail.org.service.ctx.db, { email: 'eve@example.com', name: 'Eve Elsewhere', role: 'member', password: 'eve-password-123' });
+    const eve = new Browserless(mail.org.url);
+    await eve.signIn('eve@example.com', 'eve-password-123');
+    const hidden = await eve.get(`/inbox/decisions/${decisionId}`);
+    expect(hidden.status).toBe(404);
+    expect(hidden.text).toContain('Decision not found');
+    expect(hidden.text).not.toContain(operationId);
+    await client.close();
+  });
 });

@@ -189,7 +189,7 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
               <h2>Gate</h2>
               {verdicts.length === 0 ? <p>The gate has not decided this operation.</p> : verdicts.map((verdict) => <VerdictBlock key={verdict.id} verdict={verdict} />)}
 
-              <h2>Decision</h2>
+              <h2 id="decision">Decision</h2>
               {decision ? <DecisionBlock decision={decision} /> : <p>No person was asked to decide.</p>}
             </>
           ) : null}

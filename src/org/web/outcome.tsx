@@ -5,7 +5,8 @@
  * pending, then the decision as resolved and what became of its action: the operation's status, then its result or
  * error (bounded). While the action still runs, the page refreshes itself every two seconds (a meta refresh: no
  * JavaScript needed). A decision that needs several people's approval (DESIGN 4.8) shows how many approved and
- * who, and tells the person who approved that it waits for another.
+ * who, and tells the person who approved that it waits for another. A person who may see the decision's operation
+ * but not decide it is sent to the operation's page, which tells the decision.
  */
 import type { FastifyInstance } from 'fastify';
 import { findOperation, toOperationRecord, type OperationRecord } from '../operations/operations.js';
@@ -15,7 +16,9 @@ import { describeResolver, formatTime } from './format.js';
 import { sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession } from './sessions.js';
-import { decisionContexts, decisionsFor, type DecisionContext, type DecisionRecord } from '../decisions/records.js';
+import { decisionContexts, decisionsFor, findDecisionRecord, type DecisionContext, type DecisionRecord } from '../decisions/records.js';
+import { findOperationInScope } from '../operations/list.js';
+import { scopeOf } from './console.js';
 
 /** The most of a result the page shows; the rest is for `get_operation`. */
 const SHOWN_RESULT_CHARS = 4000;
@@ -31,6 +34,11 @@ export function registerOutcomePage(app: FastifyInstance, web: WebContext): void
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
     const [decision] = id.length <= 200 ? await decisionsFor(ctx.db, { person: session.person, clientId: null }, { id }) : [];
     if (!decision) {
+      // Not theirs to decide, but perhaps theirs to see (an activity entry links here): its operation's page tells it.
+      const seen = id.length <= 200 ? await findDecisionRecord(ctx.db, id) : undefined;
+      if (seen && (await findOperationInScope(ctx.db, await scopeOf(web, session.person), seen.operation_id))) {
+        return reply.redirect(`/operations/${encodeURIComponent(seen.operation_id)}#decision`, 303);
+      }
       reply.code(404);
       return sendPersonalPage(
         web,
