@@ -55,7 +55,7 @@ capabilities:
     const { db } = org.service.ctx;
     const [scribe] = await db.select({ id: agents.id }).from(agents).where(eq(agents.key, 'scribe'));
     await chargeAgent(db, scribe.id, 85);
-    await db.transaction((tx) => recordActivity(tx, { kind: 'memory.written', summary: 'wrote the quarterly figures', spaceId: finance }));
+    await db.transaction((tx) => recordActivity(tx, { kind: 'memory.written', summary: 'wrote the quarterly figures', spaceId: finance, subject: 'mem_quarterly' }));
   });
   afterAll(async () => {
     await actor?.close();
@@ -84,7 +84,8 @@ capabilities:
     const budgets = page.text.slice(page.text.indexOf('Budgets this month'), page.text.indexOf('Latest activity'));
     expect(budgets).toContain('Scribe');
     expect(budgets).toContain('85 (85 %)');
-    expect(page.text).toContain('wrote the quarterly figures');
+    // The latest activity links what each entry is about.
+    expect(page.text).toContain('wrote the quarterly figures · <a href="/memory/mem_quarterly">memory item</a>');
   });
 
   it('shows a member of another space none of it', async () => {

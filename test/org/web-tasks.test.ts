@@ -75,7 +75,7 @@ describe.each(engines)('the task pages on %s', (engine) => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('<h1>Plan the offsite</h1>');
     expect(page.text).toContain('Waiting for a person');
-    expect(page.text).toContain('<dt>Assigned to</dt><dd>Scribe</dd>');
+    expect(page.text).toContain(`<dt>Assigned to</dt><dd><a href="/agents/${scribe}">Scribe</a></dd>`);
     expect(page.text).toContain('<dt>Created by</dt><dd>Owner</dd>');
     expect(page.text).toContain('<strong>Which city suits everyone?</strong>');
     expect(page.text).toContain('Answer: Lisbon, please');

@@ -13,7 +13,7 @@ import { activityNames, type ActivityNames, type Named } from '../activity/names
 import { listActivity, type ActivityEntry, type ActivityFilter, type ActivityScope } from '../activity/records.js';
 import { consolePage, type Scope } from './console.js';
 import { formatTime } from './format.js';
-import { AnySelect, optionalField } from './parts.js';
+import { AnySelect, optionalField, SubjectLink } from './parts.js';
 import type { WebContext } from './respond.js';
 
 const toOption = (named: Named) => ({ value: named.id, label: named.name });
@@ -252,34 +252,6 @@ function ActivityTable({ entries, names }: { entries: ActivityEntry[]; names: Ac
         })}
       </tbody>
     </table>
-  );
-}
-
-/**
- * The records with a page of their own, by their id's prefix (ids.ts): an entry about one of them links to it. The
- * page applies its own scope, which matches the log's (the record's space), so a link leads to what the entry names.
- */
-const SUBJECT_PAGES = new Map([
-  ['tsk', { path: '/tasks/', label: 'task' }],
-  ['dec', { path: '/inbox/decisions/', label: 'decision' }],
-  ['mem', { path: '/memory/', label: 'memory item' }],
-  ['op', { path: '/operations/', label: 'operation' }],
-  ['agt', { path: '/agents/', label: 'agent' }],
-  ['cap', { path: '/capabilities/', label: 'capability' }],
-  ['ep', { path: '/events/', label: 'endpoint' }],
-]);
-
-/** A link to the record the entry is about, unless the row already links to it (its operation, its capability). */
-function SubjectLink({ entry }: { entry: ActivityEntry }): VNode | null {
-  const subject = entry.subject;
-  if (!subject || subject === entry.operationId || subject === entry.capabilityId) return null;
-  const page = SUBJECT_PAGES.get(/^([a-z]+)_/.exec(subject)?.[1] ?? '');
-  if (!page) return null;
-  return (
-    <>
-      {' '}
-      · <a href={`${page.path}${encodeURIComponent(subject)}`}>{page.label}</a>
-    </>
   );
 }
 

@@ -11,6 +11,7 @@ import { operationsOverview, type OverviewOperation } from '../operations/overvi
 import { listOpenTaskQuestions } from '../tasks/person.js';
 import type { Viewer } from './console.js';
 import { formatTime } from './format.js';
+import { SubjectLink } from './parts.js';
 import type { WebContext } from './respond.js';
 
 const SHOWN = 5;
@@ -96,6 +97,7 @@ export async function consoleHome(web: WebContext, viewer: Viewer): Promise<Comp
             {activity.rows.map((entry) => (
               <li key={entry.seq}>
                 <small>{formatTime(entry.at)}</small> <span class="badge">{entry.kind}</span> {entry.summary}
+                <SubjectLink entry={{ subject: entry.subject, operationId: null, capabilityId: null }} />
               </li>
             ))}
           </ul>

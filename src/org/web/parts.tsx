@@ -1,12 +1,13 @@
 /**
  * Pieces the console's pages share: the spaces a viewer may see, query-string fields that treat an empty form
  * field as absent, a filter's select with "Any", times people read, status badges, JSON shown bounded, the links to
- * the next page of a keyset list, and the not-found answer.
+ * the next page of a keyset list, the not-found answer, and the link from an activity entry to what it is about.
  */
 import type { FastifyReply } from 'fastify';
 import { Fragment, type VNode } from 'preact';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
+import type { ActivityEntry } from '../activity/records.js';
 import type { RuleConditions } from '../gate/index.js';
 import { toIso } from '../../platform/time.js';
 import { id, text } from '../fields.js';
@@ -213,5 +214,34 @@ export function ColumnHeads({ names, action }: { names: readonly string[]; actio
         ) : null}
       </tr>
     </thead>
+  );
+}
+
+/**
+ * The records with a page of their own, by their id's prefix (ids.ts): an entry about one of them links to it. The
+ * page applies its own scope, which matches the log's (the record's space; a decision's page sends a person who may
+ * see it but not decide it to its operation's), so a link leads to what the entry names.
+ */
+const SUBJECT_PAGES = new Map([
+  ['tsk', { path: '/tasks/', label: 'task' }],
+  ['dec', { path: '/inbox/decisions/', label: 'decision' }],
+  ['mem', { path: '/memory/', label: 'memory item' }],
+  ['op', { path: '/operations/', label: 'operation' }],
+  ['agt', { path: '/agents/', label: 'agent' }],
+  ['cap', { path: '/capabilities/', label: 'capability' }],
+  ['ep', { path: '/events/', label: 'endpoint' }],
+]);
+
+/** A link to the record the entry is about, unless the entry's row already links it as its operation or capability. */
+export function SubjectLink({ entry }: { entry: Pick<ActivityEntry, 'subject' | 'operationId' | 'capabilityId'> }): VNode | null {
+  const subject = entry.subject;
+  if (!subject || subject === entry.operationId || subject === entry.capabilityId) return null;
+  const page = SUBJECT_PAGES.get(/^([a-z]+)_/.exec(subject)?.[1] ?? '');
+  if (!page) return null;
+  return (
+    <>
+      {' '}
+      · <a href={`${page.path}${encodeURIComponent(subject)}`}>{page.label}</a>
+    </>
   );
 }

@@ -119,7 +119,7 @@ export function registerTaskPages(app: FastifyInstance, web: WebContext): void {
             <dt>Space</dt>
             <dd>{spaceNamer(spaces)(task.space_id)}</dd>
             <dt>Assigned to</dt>
-            <dd>{task.assignee_agent_id ? agentName(task.assignee_agent_id) : 'nobody'}</dd>
+            <dd>{task.assignee_agent_id ? <a href={`/agents/${encodeURIComponent(task.assignee_agent_id)}`}>{agentName(task.assignee_agent_id)}</a> : 'nobody'}</dd>
             <dt>Created by</dt>
             <dd>{task.created_by.type === 'person' ? (people.get(task.created_by.id) ?? task.created_by.id) : agentName(task.created_by.id)}</dd>
             <dt>Created</dt>
