@@ -258,6 +258,14 @@ rules:
       expect(page.text).toContain(ids.alphaMessage);
       expect(page.text).toContain(ids.alphaFailed);
       expectNoBeta(page.text);
+      // Everything the agent did, in the activity log: what Mia may see of it.
+      expect(page.text).toContain(`href="/activity?agent=${ids.scribe}">Everything Scribe did, in the activity log</a>`);
+      const activity = await (await asMia()).get(`/activity?agent=${ids.scribe}`);
+      expect(activity.text).toContain(`/operations/${ids.alphaMessage}`);
+      expectNoBeta(activity.text);
+      // Its agent filter offers her own client, never another person's; the owner's offers both.
+      expect(activity.text).toContain('>Mia laptop</option>');
+      expect((await (await owner()).get('/activity')).text).toContain('>Otto beta-only client</option>');
       const all = await (await owner()).get(`/agents/${ids.scribe}`);
       expect(all.text).toContain('2 deliveries failed.');
       expect(all.text).toContain(ids.betaMessage);

@@ -172,7 +172,7 @@ function Filters({ query, names }: { query: Filters; names: ActivityNames }): VN
   return (
     <form class="filters" method="get" action="/activity" aria-label="Filter the activity">
       <AnySelect label="Person" name="person" value={query.person} options={names.people.map(toOption)} />
-      <AnySelect label="Agent" name="agent" value={query.agent} options={names.agents.map(toOption)} />
+      <AnySelect label="Agent" name="agent" value={query.agent} options={names.agentChoices.map(toOption)} />
       <AnySelect label="Space" name="space" value={query.space} options={names.spaces.map(toOption)} />
       <AnySelect label="Capability" name="capability" value={query.capability} options={names.capabilities.map(toOption)} />
       <AnySelect label="Kind" name="kind" value={query.kind} options={KIND_CHOICES.map(([value, label]) => ({ value, label }))} />

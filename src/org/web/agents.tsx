@@ -162,11 +162,14 @@ export function registerAgentPages(app: FastifyInstance, web: WebContext): void 
 
           <h2>Recent work</h2>
           {work.rows.length === 0 ? <p>No operations you can see.</p> : <OperationTable rows={work.rows} caption={`Recent work of ${agent.name}`} without="agent" />}
-          {work.next ? (
-            <p>
-              <a href={pageHref('/operations', { agent: agent.id })}>All of {agent.name}'s operations</a>
-            </p>
-          ) : null}
+          <p>
+            {work.next ? (
+              <>
+                <a href={pageHref('/operations', { agent: agent.id })}>All of {agent.name}'s operations</a> ·{' '}
+              </>
+            ) : null}
+            <a href={pageHref('/activity', { agent: agent.id })}>Everything {agent.name} did, in the activity log</a>
+          </p>
         </>
       ),
     };
