@@ -65,6 +65,15 @@ describe.each(engines)('the people page on %s', (engine) => {
     expect(hidden.text).not.toContain(CY.email);
   });
 
+  it('links each person to what was done by or for them in the activity log', async () => {
+    const page = await bea.get('/people');
+    const [, href] = /<td data-label="Name"><a href="([^"]+)" title="What was done by or for Bea Member">Bea Member<\/a>/.exec(page.text) ?? [];
+    expect(href).toMatch(/^\/activity\?person=per_/);
+    const activity = await bea.get(href);
+    expect(activity.status).toBe(200);
+    expect(activity.text).toContain('signed in on the web');
+  });
+
   it('never shows a password hash', async () => {
     for (const viewer of [owner, bea]) expect((await viewer.get('/people')).text).not.toMatch(/scrypt\$/);
   });
@@ -80,7 +89,7 @@ describe.each(engines)('the people page on %s', (engine) => {
     for (let pages = 0; path && pages < 5; pages++) {
       const page = await bea.get(path);
       expect(page.status).toBe(200);
-      names.push(...[...page.text.matchAll(/<td data-label="Name">([^<]+)/g)].map((match) => match[1]));
+      names.push(...[...page.text.matchAll(/<td data-label="Name"><a href="\/activity\?person=per_[^"]+" title="[^"]+">([^<]+)<\/a>/g)].map((match) => match[1]));
       path = /<a href="([^"]+)">Next page<\/a>/.exec(page.text)?.[1]?.replaceAll('&amp;', '&');
     }
     expect(names).toHaveLength(56);

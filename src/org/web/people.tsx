@@ -124,7 +124,9 @@ export function registerPeoplePage(app: FastifyInstance, web: WebContext): void 
                 {people.rows.map((person) => (
                   <tr key={person.id}>
                     <td data-label="Name">
-                      {person.name}
+                      <a href={pageHref('/activity', { person: person.id })} title={`What was done by or for ${person.name}`}>
+                        {person.name}
+                      </a>
                       {person.id === viewer.person.id ? <small> (you)</small> : null}
                     </td>
                     <td data-label="Email">{person.email}</td>
