@@ -299,6 +299,11 @@ rules:
       expect(page.text).toContain('1 time');
       expect(page.text).toContain(ids.alphaNotice);
       expectNoBeta(page.text);
+      expect(page.text).toContain(`href="/activity?capability=${ids.notify_team}">Everything done with Notify the team, in the activity log</a>`);
+      const activity = await (await asMia()).get(`/activity?capability=${ids.notify_team}`);
+      expect(activity.text).toContain(`/operations/${ids.alphaNotice}`);
+      expect(activity.text).not.toContain(`/operations/${ids.alphaWire}`);
+      expectNoBeta(activity.text);
       const all = await (await owner()).get(`/capabilities/${ids.notify_team}`);
       expect(all.text).toContain('2 times');
       expect(all.text).toContain(ids.betaNotice);

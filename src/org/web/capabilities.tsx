@@ -202,6 +202,9 @@ export function registerCapabilityPages(app: FastifyInstance, web: WebContext): 
               </tbody>
             </table>
           )}
+          <p>
+            <a href={pageHref('/activity', { capability: capability.id })}>Everything done with {capability.name}, in the activity log</a>
+          </p>
         </>
       ),
     };
