@@ -59,7 +59,8 @@ export async function seedConsole(database: Database, options: ConsoleSeedOption
   const agentsArray = sql.raw(`ARRAY[${options.agentIds.map((id) => `'${id}'`).join(',')}]::text[]`);
   const count = (value: number) => sql.raw(String(value));
   // Every tenth operation is in the member's space; the kinds cycle, and within each kind the statuses (s); one
-  // operation every four minutes.
+  // operation every four minutes. A capability's and a task's input name them as their runners store it (the pages
+  // read the capability's name and the task's title by it).
   await run(sql`
     INSERT INTO operations (id, kind, status, person_id, client_id, agent_id, space_id, input, progress, result, error,
                             created_at, updated_at, finished_at)
@@ -69,7 +70,9 @@ export async function seedConsole(database: Database, options: ConsoleSeedOption
            CASE WHEN g % 10 = 0 THEN ${memberId} ELSE ${options.owner.id} END,
            'bench-client', (${agentsArray})[1 + g % ${count(options.agentIds.length)}],
            CASE WHEN g % 10 = 0 THEN ${otherSpace} ELSE ${options.spaceId} END,
-           jsonb_build_object('text', 'bench work ' || g),
+           CASE g % 4 WHEN 3 THEN jsonb_build_object('capability_id', ${capabilityId}::text, 'input', jsonb_build_object('text', 'bench work ' || g))
+                      WHEN 2 THEN jsonb_build_object('task_id', 'tsk_bench_' || (1 + g % ${count(options.tasks)}), 'run_at', null)
+                      ELSE jsonb_build_object('text', 'bench work ' || g) END,
            jsonb_build_array(jsonb_build_object('at', now(), 'message', 'started')),
            CASE WHEN s < 3 THEN jsonb_build_object('text', 'done ' || g) END,
            CASE WHEN s = 3 THEN jsonb_build_object('code', 'connector_failed', 'message', 'the receiver answered 502') END,

@@ -38,6 +38,14 @@ export const capabilityIdOf = sql<string | null>`(${operations.input} ->> 'capab
 /** The task a task operation runs, as its stored input names it. */
 export const taskIdOf = sql<string | null>`(${operations.input} ->> 'task_id')`;
 
+/**
+ * What an operation is about: its capability's name or its task's title. Subqueries rather than joins, read only for
+ * the rows shown: a join of each would cost the planner more than the page's whole read (0.75 against 0.47 ms).
+ */
+const aboutOperation = sql<string | null>`CASE ${operations.kind}
+  WHEN 'capability' THEN (SELECT ${capabilities.name} FROM ${capabilities} WHERE ${capabilities.id} = ${capabilityIdOf})
+  WHEN 'task' THEN (SELECT ${tasks.title} FROM ${tasks} WHERE ${tasks.id} = ${taskIdOf}) END`;
+
 const ACTIVE = ['queued', 'running', 'paused'] as const;
 
 async function overviewRows(db: Queryable, where: SQL | undefined, limit: number): Promise<OverviewOperation[]> {
@@ -45,7 +53,7 @@ async function overviewRows(db: Queryable, where: SQL | undefined, limit: number
     .select({
       id: operations.id,
       kind: operations.kind,
-      about: sql<string | null>`coalesce(${capabilities.name}, ${tasks.title})`,
+      about: aboutOperation,
       status: operations.status,
       agentName: agents.name,
       spaceName: spaces.name,
@@ -56,8 +64,6 @@ async function overviewRows(db: Queryable, where: SQL | undefined, limit: number
     .from(operations)
     .leftJoin(agents, eq(agents.id, operations.agentId))
     .leftJoin(spaces, eq(spaces.id, operations.spaceId))
-    .leftJoin(capabilities, and(eq(operations.kind, 'capability'), eq(capabilities.id, capabilityIdOf)))
-    .leftJoin(tasks, and(eq(operations.kind, 'task'), eq(tasks.id, taskIdOf)))
     .where(where)
     .orderBy(desc(operations.createdAt))
     .limit(limit);
