@@ -1,8 +1,8 @@
 /**
  * The operations a person's console home shows (DESIGN 4.6): those in progress (queued, running or paused for a
  * person) and those that failed in the last day, newest first, with what each is about (its capability's name or its
- * task's title) and its agent's and space's names — within what
- * the person may see: owners and admins everything, anyone else their own and their spaces' operations.
+ * task's title) and its agent's and space's names — within what the person may see: owners and admins everything,
+ * anyone else their own and their spaces' operations.
  */
 import { and, desc, eq, gt, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';

@@ -1,3 +1,4 @@
+/** How the pages put into words what they show: times, connected clients, and who resolved a decision. */
 import type { ResolvedByRecord } from '../operations/operations.js';
 
 /** The pages' name for how a timestamp is written for people; emails write it the same way (platform/time.ts). */
