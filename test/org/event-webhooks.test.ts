@@ -313,6 +313,7 @@ event_endpoints:
     expect((await owner.post(`/events/${file.id}`, { csrf, url: 'https://elsewhere.example.com/', events: [] })).status).toBe(409);
     expect((await owner.post(`/events/${file.id}/enabled`, { csrf, enabled: 'false' })).status).toBe(409);
     expect((await owner.post(`/events/${file.id}/delete`, { csrf })).status).toBe(409);
+    expect((await owner.post(`/events/${file.id}/delete`, { csrf, confirm: 'yes' })).status).toBe(409);
     expect(await rows(sql`SELECT url, enabled FROM event_endpoints WHERE id = ${file.id}`)).toEqual([{ url: bridge.url, enabled: true }]);
 
     const bea = new Browserless(org.url);
@@ -321,7 +322,10 @@ event_endpoints:
     expect(home.text).not.toContain('href="/events"');
     expect((await bea.get('/events')).status).toBe(403);
     expect((await bea.post('/events', { csrf: bea.hidden(home.text, 'csrf'), key: 'sneaky', url: 'https://example.com/' })).status).toBe(403);
-    expect((await bea.post(`/events/${ids.questions}/delete`, { csrf: bea.hidden(home.text, 'csrf') })).status).toBe(403);
+    for (const confirm of [undefined, 'yes']) {
+      const form = { csrf: bea.hidden(home.text, 'csrf'), ...(confirm ? { confirm } : {}) };
+      expect((await bea.post(`/events/${ids.questions}/delete`, form)).status).toBe(403);
+    }
     expect((await owner.get('/')).text).toContain('href="/events"');
   });
 
@@ -331,7 +335,13 @@ event_endpoints:
     expect((await owner.post(`/events/${ids.questions}`, { csrf, url: flaky.url, events: ['task.question', 'operation.failed'], secret_env: 'EVENTS_FLAKY_SECRET' })).status).toBe(303);
     expect((await owner.post(`/events/${ids.questions}/enabled`, { csrf, enabled: 'false' })).status).toBe(303);
     expect(await rows(sql`SELECT events, enabled FROM event_endpoints WHERE id = ${ids.questions}`)).toEqual([{ events: ['operation.failed', 'task.question'], enabled: false }]);
-    expect((await owner.post(`/events/${ids.questions}/delete`, { csrf })).status).toBe(303);
+    // Delete asks first, deleting nothing; the confirmed form deletes.
+    const asked = await owner.post(`/events/${ids.questions}/delete`, { csrf });
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('<h1>Delete the endpoint questions?</h1>');
+    expect(asked.text).toContain(`<a href="/events/${ids.questions}">Keep questions</a>`);
+    expect(await rows(sql`SELECT id FROM event_endpoints WHERE id = ${ids.questions}`)).toEqual([{ id: ids.questions }]);
+    expect((await owner.post(`/events/${ids.questions}/delete`, { csrf: owner.hidden(asked.text, 'csrf'), confirm: 'yes' })).status).toBe(303);
     expect(await rows(sql`SELECT id FROM event_endpoints WHERE id = ${ids.questions}`)).toEqual([]);
     expect(await rows(sql`SELECT kind, summary FROM org_activity WHERE kind IN ('endpoint.updated', 'endpoint.deleted') ORDER BY seq`)).toEqual([
       { kind: 'endpoint.updated', summary: 'changed the event endpoint questions: events' },
@@ -354,10 +364,19 @@ event_endpoints:
       await checkPage(page, `${org.url}/events/${ids.budgetWatch}`, `events-endpoint${suffix}`);
       const [file] = await rows<{ id: string }>(sql`SELECT id FROM event_endpoints WHERE key = 'bridge'`);
       await checkPage(page, `${org.url}/events/${file.id}`, `events-endpoint-file${suffix}`);
+      await checkPage(
+        page,
+        async (opened) => {
+          await opened.goto(`${org.url}/events/${ids.budgetWatch}`);
+          await opened.getByRole('button', { name: 'Delete' }).click();
+          await opened.getByRole('heading', { name: 'Delete the endpoint budget-watch?' }).waitFor();
+        },
+        `events-delete${suffix}`,
+      );
     } finally {
       await browser.close();
     }
-  }, pageChecksTimeout(3));
+  }, pageChecksTimeout(4));
 
   it('sends a test event to an endpoint on request, signed as the others, and lists it with its deliveries', async () => {
     const [file] = await rows<{ id: string }>(sql`SELECT id FROM event_endpoints WHERE key = 'bridge'`);

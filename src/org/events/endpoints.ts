@@ -175,12 +175,19 @@ export async function deleteEndpoint(db: Queryable, id: string, by: EndpointEdit
  */
 async function changeEndpoint<T>(db: Queryable, id: string, by: EndpointEditor, change: (tx: Tx, current: EndpointRow) => Promise<T>): Promise<T> {
   assertManagesEndpoints(by);
-  return inTransaction(db, async (tx) => {
-    const [current] = await tx.select().from(eventEndpoints).where(eq(eventEndpoints.id, id)).for('update');
-    if (!current) throw orgErrors.notFound('event endpoint');
-    if (current.managedBy === 'file') throw orgErrors.invalidState(`the event endpoint ${current.key} is declared in the organization file: change it there`);
-    return change(tx, current);
-  });
+  return inTransaction(db, async (tx) => change(tx, changeable(await tx.select().from(eventEndpoints).where(eq(eventEndpoints.id, id)).for('update'))));
+}
+
+/** The endpoint a console change would act on, refused as `changeEndpoint` refuses it: what a confirmation shows. */
+export async function endpointToChange(db: Queryable, id: string, by: EndpointEditor): Promise<EndpointRow> {
+  assertManagesEndpoints(by);
+  return changeable(await db.select().from(eventEndpoints).where(eq(eventEndpoints.id, id)));
+}
+
+function changeable([current]: EndpointRow[]): EndpointRow {
+  if (!current) throw orgErrors.notFound('event endpoint');
+  if (current.managedBy === 'file') throw orgErrors.invalidState(`the event endpoint ${current.key} is declared in the organization file: change it there`);
+  return current;
 }
 
 /** An endpoint as the organization file declares it (org-file/schema.ts `event_endpoints`). */

@@ -3,8 +3,8 @@
  * events it takes, whether enabled, whether the organization file manages it, and its latest deliveries — for owners
  * and admins (anyone else is answered 403). They add an endpoint (POST /events; the signing secret the server
  * generates is shown once, on the answer), and change, enable, disable or delete one made here (POST /events/:id,
- * /events/:id/enabled, /events/:id/delete). An endpoint from the organization file changes only with the file: a
- * POST about it is answered 409.
+ * /events/:id/enabled, /events/:id/delete — which asks first, and deletes when confirmed). An endpoint from the
+ * organization file changes only with the file: a POST about it is answered 409.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
@@ -16,6 +16,7 @@ import {
   createEndpoint,
   deleteEndpoint,
   endpointSettings,
+  endpointToChange,
   findEndpoint,
   hostOf,
   listEndpoints,
@@ -121,7 +122,12 @@ export function registerEventPages(app: FastifyInstance, web: WebContext): void 
     return reply.redirect(`/events/${id}?sent=test`, 303);
   });
 
-  formRoute(app, web, '/events/:id/delete', async ({ person }, _body, reply, { id }) => {
+  // Deleting cannot be undone (its secret and its deliveries go with it): the first POST asks, the confirmed one deletes.
+  formRoute(app, web, '/events/:id/delete', async ({ person, csrf }, body, reply, { id }) => {
+    if (formField(body, 'confirm') !== 'yes') {
+      const endpoint = await endpointToChange(db, id, person);
+      return { title: `Delete the endpoint ${endpoint.key}?`, body: <ConfirmDeletion endpoint={endpoint} csrf={csrf} /> };
+    }
     await deleteEndpoint(db, id, person);
     return reply.redirect('/events', 303);
   });
@@ -386,6 +392,26 @@ function SecretShown({ endpoint, secret }: { endpoint: EndpointRecord; secret: s
       <p>
         <a href={`/events/${endpoint.id}`}>Go to the endpoint</a>
       </p>
+    </>
+  );
+}
+
+function ConfirmDeletion({ endpoint, csrf }: { endpoint: Pick<EndpointRecord, 'id' | 'key' | 'url'>; csrf: string }) {
+  return (
+    <>
+      <h1>Delete the endpoint {endpoint.key}?</h1>
+      <p>
+        Events stop going to {hostOf(endpoint.url)} at once, and the endpoint's signing secret and its deliveries' history are deleted with it. The
+        activity log keeps that you deleted it. To stop the events for a while instead, disable the endpoint.
+      </p>
+      <form method="post" action={`/events/${endpoint.id}/delete`}>
+        <input type="hidden" name="csrf" value={csrf} />
+        <input type="hidden" name="confirm" value="yes" />
+        <div class="actions">
+          <button type="submit">Delete {endpoint.key}</button>
+          <a href={`/events/${endpoint.id}`}>Keep {endpoint.key}</a>
+        </div>
+      </form>
     </>
   );
 }
