@@ -1,9 +1,9 @@
 /**
  * The management pages in Chromium (issue 20 item 1, DESIGN 4.6): /people as an owner with a space chosen, the
- * invitation's one-time link, the removal confirmation, /rules with file and console rules, the rule form and a
- * refused form — axe-core finds nothing serious or critical and nothing scrolls sideways at a desktop's and a
- * phone's width (screenshots in test-artifacts/screenshots). And a rule made with the form in the browser, without
- * JavaScript's help, is listed.
+ * invitation's one-time link, the removal confirmation, /rules with file and console rules, a rule's deletion
+ * confirmation, the rule form and a refused form — axe-core finds nothing serious or critical and nothing scrolls
+ * sideways at a desktop's and a phone's width (screenshots in test-artifacts/screenshots). And a rule made with the
+ * form in the browser, without JavaScript's help, is listed.
  */
 import { sql } from 'drizzle-orm';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -88,6 +88,14 @@ describe.each(engines)('the management pages in a browser on %s', (engine) => {
       },
     ],
     ['rules', at('/rules')],
+    [
+      'rule-delete-confirm',
+      async (page) => {
+        await page.goto(`${m.org.url}/rules`);
+        await page.getByRole('button', { name: 'Delete Watch big notices' }).click();
+        await page.getByRole('heading', { name: 'Delete the rule Watch big notices?' }).waitFor();
+      },
+    ],
     ['rule-new', at('/rules/standing/new')],
     [
       'rule-refused',
@@ -107,8 +115,9 @@ describe.each(engines)('the management pages in a browser on %s', (engine) => {
     await page.close();
   });
 
-  it('still lists the person whose removal was only asked about', async () => {
+  it('still holds the person whose removal and the rule whose deletion were only asked about', async () => {
     const [row] = await m.org.service.database.rows(sql`SELECT status FROM people WHERE id = ${personId}`);
     expect(row).toEqual({ status: 'active' });
+    expect(await m.org.service.database.rows(sql`SELECT name FROM standing_rules WHERE name = 'Watch big notices'`)).toEqual([{ name: 'Watch big notices' }]);
   });
 });

@@ -57,6 +57,7 @@ describe.each(engines)('a member and the management forms on %s', (engine) => {
       ['/rules/standing', rule],
       [`/rules/standing/${ruleId}`, rule],
       [`/rules/standing/${ruleId}/delete`, {}],
+      [`/rules/standing/${ruleId}/delete`, { confirm: 'yes' }],
       [`/rules/standing/${ruleId}/enforce`, {}],
     ];
     for (const [path, form] of posts) {

@@ -63,7 +63,13 @@ describe.each(engines)('standing rules from the console on %s', (engine) => {
     expect(enforced.headers.get('location')).toBe('/rules?done=enforced');
     expect(await notify('enforced')).toMatchObject({ status: 'failed', error: { code: 'denied_by_rule' } });
 
-    const deleted = await post(`/rules/standing/${stored.id}/delete`);
+    // Delete asks first and changes nothing; the confirmed form deletes.
+    const asked = await post(`/rules/standing/${stored.id}/delete`);
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('<h1>Delete the rule Quiet console?</h1>');
+    expect(asked.text).toContain('The gate stops applying it from the next action on');
+    expect(await notify('asked to delete')).toMatchObject({ status: 'failed', error: { code: 'denied_by_rule' } });
+    const deleted = await post(`/rules/standing/${stored.id}/delete`, { confirm: 'yes' });
     expect(deleted.status).toBe(303);
     expect(await notify('after the rule')).toMatchObject({ status: 'succeeded' });
     expect((await m.owner.get('/rules')).text).not.toContain('Quiet console');
@@ -118,8 +124,13 @@ describe.each(engines)('standing rules from the console on %s', (engine) => {
     expect(row).toContain('Change it in org.yaml');
     expect(row).not.toContain('Delete');
     const message = 'The rule File rule is managed by the organization file (org.yaml): change it there and apply the file again (npx atrium org apply)';
-    for (const path of [`/rules/standing/${file.id}`, `/rules/standing/${file.id}/delete`, `/rules/standing/${file.id}/enforce`]) {
-      const answer = await post(path, rule({}));
+    for (const [path, extra] of [
+      [`/rules/standing/${file.id}`, {}],
+      [`/rules/standing/${file.id}/delete`, {}],
+      [`/rules/standing/${file.id}/delete`, { confirm: 'yes' }],
+      [`/rules/standing/${file.id}/enforce`, {}],
+    ] as const) {
+      const answer = await post(path, { ...rule({}), ...extra });
       expect(answer.status, path).toBe(409);
       expect(answer.text, path).toContain(message);
     }

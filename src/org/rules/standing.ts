@@ -80,7 +80,16 @@ export async function createStandingRule(db: Queryable, actor: Person, rule: Sta
 
 /** The console rule an owner or admin is about to change, locked until the change commits; a file's rule is refused. */
 async function lockConsoleRule(tx: Tx, ruleId: string): Promise<StandingRuleRecord> {
-  const [row] = await tx.select().from(standingRules).where(eq(standingRules.id, ruleId)).for('update');
+  return consoleRule(await tx.select().from(standingRules).where(eq(standingRules.id, ruleId)).for('update'));
+}
+
+/** The console rule a change would act on, refused as the change would refuse it: what a confirmation shows. */
+export async function consoleRuleToChange(db: Queryable, actor: Person, ruleId: string): Promise<StandingRuleRecord> {
+  assertManager(actor);
+  return consoleRule(await db.select().from(standingRules).where(eq(standingRules.id, ruleId)));
+}
+
+function consoleRule([row]: Array<typeof standingRules.$inferSelect>): StandingRuleRecord {
   if (!row) throw orgErrors.notFound('standing rule');
   if (row.managedBy === 'file') throw orgErrors.managedByFile(`The rule ${row.name}`);
   return toRecord(row);

@@ -14,6 +14,7 @@ import { orgErrors } from '../errors.js';
 import { standingRuleSchema } from '../org-file/schema.js';
 import { assertManager } from '../people/manage.js';
 import {
+  consoleRuleToChange,
   createStandingRule,
   deleteStandingRule,
   enforceStandingRule,
@@ -26,7 +27,7 @@ import { consolePage } from './console.js';
 import { managementPost } from './manage-form.js';
 import { Badge, ColumnHeads, describeConditions, notFound } from './parts.js';
 import { FromFile } from './manage.js';
-import { formField, formFields, type WebContext } from './respond.js';
+import { formField, formFields, sendPersonalPage, type WebContext } from './respond.js';
 
 /** The window a shadow rule's firings are counted over. */
 export const SHADOW_DAYS = 30;
@@ -76,11 +77,16 @@ export function registerStandingRulePages(app: FastifyInstance, web: WebContext)
     run: async (person, rule, { params }) => (await updateStandingRule(db, person, params.rule_id, rule), '/rules?done=updated'),
   });
 
+  // The gate stops applying a deleted rule at once: the first POST asks, the confirmed one deletes.
   managementPost(app, web, '/rules/standing/:rule_id/delete', {
     back: '/rules',
-    input: ruleIdInput,
-    read: (_body, params) => params,
-    run: async (person, input) => (await deleteStandingRule(db, person, input.rule_id), '/rules?done=deleted'),
+    input: ruleIdInput.extend({ confirm: z.literal('yes').optional() }),
+    read: (body, params) => ({ ...params, confirm: formField(body, 'confirm') }),
+    async run(person, input, { reply, session, csrf }) {
+      if (input.confirm) return (await deleteStandingRule(db, person, input.rule_id), '/rules?done=deleted');
+      const rule = await consoleRuleToChange(db, person, input.rule_id);
+      return sendPersonalPage(web, reply, session, csrf, `Delete the rule ${rule.name}?`, <ConfirmDeletion rule={rule} csrf={csrf} />, '/rules');
+    },
   });
 
   managementPost(app, web, '/rules/standing/:rule_id/enforce', {
@@ -89,6 +95,28 @@ export function registerStandingRulePages(app: FastifyInstance, web: WebContext)
     read: (_body, params) => params,
     run: async (person, input) => (await enforceStandingRule(db, person, input.rule_id), '/rules?done=enforced'),
   });
+}
+
+function ConfirmDeletion({ rule, csrf }: { rule: StandingRuleRecord; csrf: string }): VNode {
+  return (
+    <>
+      <h1>Delete the rule {rule.name}?</h1>
+      <p>
+        {rule.mode === 'shadow'
+          ? 'It stops recording what it would have decided.'
+          : 'The gate stops applying it from the next action on, and the other rules decide what it decided.'}{' '}
+        The activity log keeps that you deleted it and what it said.
+      </p>
+      <form method="post" action={`/rules/standing/${rule.id}/delete`}>
+        <input type="hidden" name="csrf" value={csrf} />
+        <input type="hidden" name="confirm" value="yes" />
+        <div class="actions">
+          <button type="submit">Delete {rule.name}</button>
+          <a href="/rules">Keep {rule.name}</a>
+        </div>
+      </form>
+    </>
+  );
 }
 
 /** The form as the organization file writes a rule; empty fields are conditions not given. */
