@@ -32,7 +32,7 @@ import type { Person } from '../people/records.js';
 import { consolePage, type ConsolePage } from './console.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { noQuery } from './operations.js';
-import { Badge, Time, notFound, optionalField } from './parts.js';
+import { Badge, ConfirmPage, Time, notFound, optionalField } from './parts.js';
 import { FromFile } from './manage.js';
 import { formField, formFields, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
@@ -398,21 +398,16 @@ function SecretShown({ endpoint, secret }: { endpoint: EndpointRecord; secret: s
 
 function ConfirmDeletion({ endpoint, csrf }: { endpoint: Pick<EndpointRecord, 'id' | 'key' | 'url'>; csrf: string }) {
   return (
-    <>
-      <h1>Delete the endpoint {endpoint.key}?</h1>
-      <p>
-        Events stop going to {hostOf(endpoint.url)} at once, and the endpoint's signing secret and its deliveries' history are deleted with it. The
-        activity log keeps that you deleted it. To stop the events for a while instead, disable the endpoint.
-      </p>
-      <form method="post" action={`/events/${endpoint.id}/delete`}>
-        <input type="hidden" name="csrf" value={csrf} />
-        <input type="hidden" name="confirm" value="yes" />
-        <div class="actions">
-          <button type="submit">Delete {endpoint.key}</button>
-          <a href={`/events/${endpoint.id}`}>Keep {endpoint.key}</a>
-        </div>
-      </form>
-    </>
+    <ConfirmPage
+      title={`Delete the endpoint ${endpoint.key}?`}
+      action={`/events/${endpoint.id}/delete`}
+      csrf={csrf}
+      confirm={`Delete ${endpoint.key}`}
+      keep={{ href: `/events/${endpoint.id}`, label: `Keep ${endpoint.key}` }}
+    >
+      Events stop going to {hostOf(endpoint.url)} at once, and the endpoint's signing secret and its deliveries' history are deleted with it. The activity
+      log keeps that you deleted it. To stop the events for a while instead, disable the endpoint.
+    </ConfirmPage>
   );
 }
 

@@ -1,10 +1,11 @@
 /**
  * Pieces the console's pages share: the spaces a viewer may see, query-string fields that treat an empty form
  * field as absent, a filter's select with "Any", times people read, status badges, JSON shown bounded, the links to
- * the next page of a keyset list, the not-found answer, and the link from an activity entry to what it is about.
+ * the next page of a keyset list, the not-found answer, the link from an activity entry to what it is about, and the
+ * page that asks before something is removed for good.
  */
 import type { FastifyReply } from 'fastify';
-import { Fragment, type VNode } from 'preact';
+import { Fragment, type ComponentChildren, type VNode } from 'preact';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
 import type { ActivityEntry } from '../activity/records.js';
@@ -242,6 +243,46 @@ export function SubjectLink({ entry }: { entry: Pick<ActivityEntry, 'subject' | 
     <>
       {' '}
       · <a href={`${page.path}${encodeURIComponent(subject)}`}>{page.label}</a>
+    </>
+  );
+}
+
+/**
+ * The page that asks before a removal that cannot be undone: what goes with it, then the confirming form (the same
+ * POST with `confirm=yes`) and a way back that changes nothing.
+ */
+export function ConfirmPage({
+  title,
+  children,
+  action,
+  fields = {},
+  csrf,
+  confirm,
+  keep,
+}: {
+  title: string;
+  children: ComponentChildren;
+  action: string;
+  fields?: Record<string, string>;
+  csrf: string;
+  confirm: string;
+  keep: { href: string; label: string };
+}): VNode {
+  return (
+    <>
+      <h1>{title}</h1>
+      <p>{children}</p>
+      <form method="post" action={action}>
+        <input type="hidden" name="csrf" value={csrf} />
+        {Object.entries(fields).map(([name, value]) => (
+          <input key={name} type="hidden" name={name} value={value} />
+        ))}
+        <input type="hidden" name="confirm" value="yes" />
+        <div class="actions">
+          <button type="submit">{confirm}</button>
+          <a href={keep.href}>{keep.label}</a>
+        </div>
+      </form>
     </>
   );
 }

@@ -19,7 +19,7 @@ import type { Changed } from '../../auth/index.js';
 import type { Tx } from '../../platform/database.js';
 import { ORG_DIRECTORY, writeOrg } from '../changes.js';
 import { managementPost } from './manage-form.js';
-import { ColumnHeads, pageHref, Time } from './parts.js';
+import { ColumnHeads, ConfirmPage, pageHref, Time } from './parts.js';
 import { FromFile } from './manage.js';
 import { formField, formFields, sendPersonalPage, type WebContext } from './respond.js';
 
@@ -140,22 +140,17 @@ function InvitationLink({ invitation, link, emailed }: { invitation: PendingInvi
 
 function ConfirmRemoval({ target, csrf }: { target: Person; csrf: string }): VNode {
   return (
-    <>
-      <h1>Remove {target.name}?</h1>
-      <p>
-        {target.name} ({target.email}) will no longer be able to sign in. Their web sessions end at once, every client they connected is disconnected,
-        and they leave every space. What they did stays in the records, under their name. You can invite them again later.
-      </p>
-      <form method="post" action="/people/remove">
-        <input type="hidden" name="csrf" value={csrf} />
-        <input type="hidden" name="person_id" value={target.id} />
-        <input type="hidden" name="confirm" value="yes" />
-        <div class="actions">
-          <button type="submit">Remove {target.name}</button>
-          <a href="/people">Keep {target.name}</a>
-        </div>
-      </form>
-    </>
+    <ConfirmPage
+      title={`Remove ${target.name}?`}
+      action="/people/remove"
+      fields={{ person_id: target.id }}
+      csrf={csrf}
+      confirm={`Remove ${target.name}`}
+      keep={{ href: '/people', label: `Keep ${target.name}` }}
+    >
+      {target.name} ({target.email}) will no longer be able to sign in. Their web sessions end at once, every client they connected is disconnected, and
+      they leave every space. What they did stays in the records, under their name. You can invite them again later.
+    </ConfirmPage>
   );
 }
 

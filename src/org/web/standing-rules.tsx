@@ -25,7 +25,7 @@ import {
 } from '../rules/standing.js';
 import { consolePage } from './console.js';
 import { managementPost } from './manage-form.js';
-import { Badge, ColumnHeads, describeConditions, notFound } from './parts.js';
+import { Badge, ColumnHeads, ConfirmPage, describeConditions, notFound } from './parts.js';
 import { FromFile } from './manage.js';
 import { formField, formFields, sendPersonalPage, type WebContext } from './respond.js';
 
@@ -99,23 +99,16 @@ export function registerStandingRulePages(app: FastifyInstance, web: WebContext)
 
 function ConfirmDeletion({ rule, csrf }: { rule: StandingRuleRecord; csrf: string }): VNode {
   return (
-    <>
-      <h1>Delete the rule {rule.name}?</h1>
-      <p>
-        {rule.mode === 'shadow'
-          ? 'It stops recording what it would have decided.'
-          : 'The gate stops applying it from the next action on, and the other rules decide what it decided.'}{' '}
-        The activity log keeps that you deleted it and what it said.
-      </p>
-      <form method="post" action={`/rules/standing/${rule.id}/delete`}>
-        <input type="hidden" name="csrf" value={csrf} />
-        <input type="hidden" name="confirm" value="yes" />
-        <div class="actions">
-          <button type="submit">Delete {rule.name}</button>
-          <a href="/rules">Keep {rule.name}</a>
-        </div>
-      </form>
-    </>
+    <ConfirmPage
+      title={`Delete the rule ${rule.name}?`}
+      action={`/rules/standing/${rule.id}/delete`}
+      csrf={csrf}
+      confirm={`Delete ${rule.name}`}
+      keep={{ href: '/rules', label: `Keep ${rule.name}` }}
+    >
+      {rule.mode === 'shadow' ? 'It stops recording what it would have decided.' : 'The gate stops applying it from the next action on, and the other rules decide what it decided.'}{' '}
+      The activity log keeps that you deleted it and what it said.
+    </ConfirmPage>
   );
 }
 
