@@ -341,6 +341,7 @@ event_endpoints:
     expect(asked.text).toContain('<h1>Delete the endpoint questions?</h1>');
     expect(asked.text).toContain(`<a href="/events/${ids.questions}">Keep questions</a>`);
     expect(await rows(sql`SELECT id FROM event_endpoints WHERE id = ${ids.questions}`)).toEqual([{ id: ids.questions }]);
+    expect((await owner.post('/events/ep_missing/delete', { csrf })).status).toBe(404);
     expect((await owner.post(`/events/${ids.questions}/delete`, { csrf: owner.hidden(asked.text, 'csrf'), confirm: 'yes' })).status).toBe(303);
     expect(await rows(sql`SELECT id FROM event_endpoints WHERE id = ${ids.questions}`)).toEqual([]);
     expect(await rows(sql`SELECT kind, summary FROM org_activity WHERE kind IN ('endpoint.updated', 'endpoint.deleted') ORDER BY seq`)).toEqual([

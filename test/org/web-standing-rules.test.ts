@@ -69,6 +69,7 @@ describe.each(engines)('standing rules from the console on %s', (engine) => {
     expect(asked.text).toContain('<h1>Delete the rule Quiet console?</h1>');
     expect(asked.text).toContain('The gate stops applying it from the next action on');
     expect(await notify('asked to delete')).toMatchObject({ status: 'failed', error: { code: 'denied_by_rule' } });
+    expect((await post('/rules/standing/rul_missing/delete')).status).toBe(404);
     const deleted = await post(`/rules/standing/${stored.id}/delete`, { confirm: 'yes' });
     expect(deleted.status).toBe(303);
     expect(await notify('after the rule')).toMatchObject({ status: 'succeeded' });
