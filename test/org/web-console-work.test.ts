@@ -181,6 +181,7 @@ rules:
       const page = await (await asMia()).get(`/operations/${ids.alphaWire}`);
       expect(page.status).toBe(200);
       const text = page.text;
+      expect(text).toContain('<h1>capability operation: Wire money <span class="badge succeeded">succeeded</span></h1>');
       expect(text).toContain('<h2>Timeline</h2>');
       expect(text).toContain('Queued');
       expect(text).toMatch(/Paused|Decision requested/);

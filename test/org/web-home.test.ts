@@ -77,7 +77,9 @@ capabilities:
     const taskOperation = /task <a href="(\/operations\/op_[^"]+)">Reconcile the ledger<\/a>/.exec(page.text)?.[1];
     expect(taskOperation).toBeDefined();
     // The task's operation links back to its task.
-    expect((await owner.get(taskOperation!)).text).toContain(`<dt>Task</dt><dd><a href="/tasks/${operationIds.taskId}">Reconcile the ledger</a></dd>`);
+    const opened = await owner.get(taskOperation!);
+    expect(opened.text).toContain('<h1>task operation: Reconcile the ledger <span');
+    expect(opened.text).toContain(`<dt>Task</dt><dd><a href="/tasks/${operationIds.taskId}">Reconcile the ledger</a></dd>`);
     const failed = page.text.slice(page.text.indexOf('Failed in the last day'), page.text.indexOf('Budgets this month'));
     expect(failed).toContain(`capability <a href="/operations/${operationIds.failed}">Ping the bank</a>`);
     expect(failed).toContain('Finance');

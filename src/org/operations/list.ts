@@ -120,6 +120,7 @@ export async function findOperationInScope(db: Queryable, scope: ReadScope, id: 
       spaceName: spaces.name,
       personName: people.name,
       capabilityKey: capabilities.key,
+      capabilityName: capabilities.name,
       task: { id: tasks.id, title: tasks.title },
       clientName: oauthClients.name,
     })

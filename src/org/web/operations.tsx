@@ -104,15 +104,17 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
     ]);
     const entries = activity.rows;
     const attempts = entries.filter((entry) => entry.kind === 'delivery.attempted');
+    // What it is about, as the console's home names it: its capability, its task.
+    const about = found.capabilityName ?? found.task?.title;
     return {
-      title: `Operation ${operation.id}`,
+      title: about ? `Operation: ${about}` : `Operation ${operation.id}`,
       body: (
         <>
           <p>
             <a href="/operations">Operations</a>
           </p>
           <h1>
-            {operation.kind} operation <Badge value={operation.status} />
+            {operation.kind} operation{about ? `: ${about}` : ''} <Badge value={operation.status} />
           </h1>
           <dl class="facts">
             <dt>Id</dt>
