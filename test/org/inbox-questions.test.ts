@@ -57,6 +57,9 @@ agents:
     expect(inbox.text).toContain('aria-label="Question on Plan the offsite"');
     expect(inbox.text).toContain('Which city?');
     expect(inbox.text).toContain('<button type="submit">Answer</button>');
+    // The home's Answer leads to this question's answer field in the inbox.
+    expect((await browser.get('/')).text).toContain(`<a href="/inbox#answer-${questionId}">Answer</a>`);
+    expect(inbox.text).toContain(`id="answer-${questionId}"`);
     // The header's count beside Inbox includes the question, on every personal page.
     expect((await browser.get('/rules')).text).toContain('Inbox <span class="count" data-pending-count>1<span class="visually-hidden"> pending</span></span>');
     const forged = await browser.post('/inbox/answer', { csrf: 'forged', task_id: task.id, question_id: questionId, answer: 'Nowhere' });

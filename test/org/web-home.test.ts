@@ -46,10 +46,11 @@ capabilities:
     const finance = context.spaces.find((space: any) => space.name === 'Finance').id;
     const capabilities = Object.fromEntries((await actor.callOk('list_capabilities')).capabilities.map((item: any) => [item.key, item.id]));
     const paused = await actor.callOk('execute_capability', { capability_id: capabilities.wire_money, input: { amount: 5000 }, space_id: finance });
-    expect((await settle(actor, paused.operation_id)).status).toBe('paused');
+    const waiting = await settle(actor, paused.operation_id);
+    expect(waiting.status).toBe('paused');
     const failed = await actor.callOk('execute_capability', { capability_id: capabilities.ping_bank, input: {}, space_id: finance });
     expect((await settle(actor, failed.operation_id)).status).toBe('failed');
-    Object.assign(operationIds, { paused: paused.operation_id, failed: failed.operation_id });
+    Object.assign(operationIds, { paused: paused.operation_id, failed: failed.operation_id, decision: waiting.decision_id });
     const scribeId = context.agents.find((agent: any) => agent.name === 'Scribe').id;
     operationIds.taskId = (await actor.callOk('create_task', { space_id: finance, title: 'Reconcile the ledger', assignee_agent_id: scribeId })).id;
     const { db } = org.service.ctx;
@@ -70,6 +71,9 @@ capabilities:
     const needs = page.text.slice(page.text.indexOf('Needs you now'), page.text.indexOf('In progress'));
     expect(needs).toContain('Wire money');
     expect(needs).toContain('high risk');
+    // Decide opens that decision's own page, with Approve and Deny.
+    expect(needs).toContain(`<a href="/inbox/decisions/${operationIds.decision}">Decide</a>`);
+    expect((await owner.get(`/inbox/decisions/${operationIds.decision}`)).text).toContain('Approve');
     const inProgress = page.text.slice(page.text.indexOf('In progress'), page.text.indexOf('Failed in the last day'));
     expect(inProgress).toContain('paused');
     // Each operation says what it is about: its capability's name, its task's title.

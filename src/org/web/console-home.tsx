@@ -37,13 +37,13 @@ export async function consoleHome(web: WebContext, viewer: Viewer): Promise<Comp
           <ul>
             {decisions.slice(0, SHOWN).map((decision) => (
               <li key={decision.id}>
-                <a href="/inbox">Decide</a>: {decision.agent.name} asks to run <strong>{decision.action.capability_name}</strong>{' '}
+                <a href={`/inbox/decisions/${encodeURIComponent(decision.id)}`}>Decide</a>: {decision.agent.name} asks to run <strong>{decision.action.capability_name}</strong>{' '}
                 <span class={`badge ${decision.risk}`}>{decision.risk} risk</span> · expires {formatTime(decision.expires_at)}
               </li>
             ))}
             {questions.slice(0, SHOWN).map((question) => (
               <li key={question.question.id}>
-                <a href="/inbox">Answer</a>: on <a href={`/tasks/${encodeURIComponent(question.task_id)}`}>{question.task_title}</a>, “{question.question.text}”
+                <a href={`/inbox#answer-${encodeURIComponent(question.question.id)}`}>Answer</a>: on <a href={`/tasks/${encodeURIComponent(question.task_id)}`}>{question.task_title}</a>, “{question.question.text}”
               </li>
             ))}
             {decisions.length > SHOWN || questions.length > SHOWN ? (

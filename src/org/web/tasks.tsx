@@ -236,7 +236,7 @@ function Questions({ task, agentName, people }: { task: TaskRecord; agentName: (
                 </>
               ) : (
                 <>
-                  Not answered yet: <a href="/inbox">answer it in the inbox</a>.
+                  Not answered yet: <a href={`/inbox#answer-${encodeURIComponent(question.id)}`}>answer it in the inbox</a>.
                 </>
               )}
             </li>
