@@ -7,10 +7,10 @@ import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { toIso } from '../../platform/time.js';
 import type { ReadScope } from '../read-scope.js';
-import { capabilityIdOf, operationsScopeCondition, taskIdOf } from './overview.js';
+import { aboutOperation, capabilityIdOf, operationsScopeCondition } from './overview.js';
 import { shownClientName } from '../../auth/clients.js';
 import { oauthClients } from '../../auth/schema.js';
-import { agents, capabilities, operations, people, spaces, tasks } from '../schema.js';
+import { agents, capabilities, operations, people, spaces } from '../schema.js';
 import type { OperationKind, OperationStatus } from './states.js';
 
 export interface OperationFilter {
@@ -120,8 +120,7 @@ export async function findOperationInScope(db: Queryable, scope: ReadScope, id: 
       spaceName: spaces.name,
       personName: people.name,
       capabilityKey: capabilities.key,
-      capabilityName: capabilities.name,
-      task: { id: tasks.id, title: tasks.title },
+      about: aboutOperation,
       clientName: oauthClients.name,
     })
     .from(operations)
@@ -130,7 +129,6 @@ export async function findOperationInScope(db: Queryable, scope: ReadScope, id: 
     .leftJoin(agents, eq(agents.id, operations.agentId))
     .leftJoin(spaces, eq(spaces.id, operations.spaceId))
     .leftJoin(capabilities, and(eq(operations.kind, 'capability'), eq(capabilities.id, capabilityIdOf)))
-    .leftJoin(tasks, and(eq(operations.kind, 'task'), eq(tasks.id, taskIdOf)))
     .where(and(eq(operations.id, id), operationsScopeCondition(scope)));
   return row && { ...row, clientName: shownClientName(row.clientName) };
 }

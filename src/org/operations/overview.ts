@@ -36,13 +36,13 @@ export function operationsScopeCondition(scope: OperationsScope): SQL | undefine
 /** The capability a capability operation runs, as its stored input names it. */
 export const capabilityIdOf = sql<string | null>`(${operations.input} ->> 'capability_id')`;
 /** The task a task operation runs, as its stored input names it. */
-export const taskIdOf = sql<string | null>`(${operations.input} ->> 'task_id')`;
+const taskIdOf = sql<string | null>`(${operations.input} ->> 'task_id')`;
 
 /**
  * What an operation is about: its capability's name or its task's title. Subqueries rather than joins, read only for
  * the rows shown: a join of each would cost the planner more than the page's whole read (0.75 against 0.47 ms).
  */
-const aboutOperation = sql<string | null>`CASE ${operations.kind}
+export const aboutOperation = sql<string | null>`CASE ${operations.kind}
   WHEN 'capability' THEN (SELECT ${capabilities.name} FROM ${capabilities} WHERE ${capabilities.id} = ${capabilityIdOf})
   WHEN 'task' THEN (SELECT ${tasks.title} FROM ${tasks} WHERE ${tasks.id} = ${taskIdOf}) END`;
 

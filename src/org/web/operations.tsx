@@ -104,8 +104,8 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
     ]);
     const entries = activity.rows;
     const attempts = entries.filter((entry) => entry.kind === 'delivery.attempted');
-    // What it is about, as the console's home names it: its capability, its task.
-    const about = found.capabilityName ?? found.task?.title;
+    // What it is about, as the console's home names it: its capability, its task (operations/overview.ts).
+    const about = found.about;
     return {
       title: about ? `Operation: ${about}` : `Operation ${operation.id}`,
       body: (
@@ -131,11 +131,11 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
                 </dd>
               </>
             ) : null}
-            {found.task ? (
+            {operation.kind === 'task' && about !== null ? (
               <>
                 <dt>Task</dt>
                 <dd>
-                  <a href={`/tasks/${encodeURIComponent(found.task.id)}`}>{found.task.title}</a>
+                  <a href={`/tasks/${encodeURIComponent((operation.input as { task_id: string }).task_id)}`}>{about}</a>
                 </dd>
               </>
             ) : null}

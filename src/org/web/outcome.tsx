@@ -32,10 +32,11 @@ export function registerOutcomePage(app: FastifyInstance, web: WebContext): void
     const session = await currentSession(ctx, request);
     if (!session) return reply.redirect(signInUrl(`/inbox/decisions/${encodeURIComponent(id)}`), 303);
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
-    const [decision] = id.length <= 200 ? await decisionsFor(ctx.db, { person: session.person, clientId: null }, { id }) : [];
+    const possible = id.length <= 200;
+    const [decision] = possible ? await decisionsFor(ctx.db, { person: session.person, clientId: null }, { id }) : [];
     if (!decision) {
       // Not theirs to decide, but perhaps theirs to see (an activity entry links here): its operation's page tells it.
-      const seen = id.length <= 200 ? await findDecisionRecord(ctx.db, id) : undefined;
+      const seen = possible ? await findDecisionRecord(ctx.db, id) : undefined;
       if (seen && (await findOperationInScope(ctx.db, await scopeOf(web, session.person), seen.operation_id))) {
         return reply.redirect(`/operations/${encodeURIComponent(seen.operation_id)}#decision`, 303);
       }
