@@ -11,8 +11,8 @@ import type { z } from 'zod';
 import { platformErrors } from '../../platform/errors.js';
 import type { Person } from '../people/records.js';
 import { listSpaceIdsOfPerson } from '../spaces/records.js';
-import { issueCsrfToken } from './csrf.js';
-import { sendPersonalPage, type WebContext } from './respond.js';
+import { checkCsrfToken, issueCsrfToken } from './csrf.js';
+import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession, type Session } from './sessions.js';
 
@@ -66,6 +66,40 @@ export function consolePage<Query extends z.ZodType, Params extends Record<strin
     const viewer: Viewer = { session, person: session.person, scope: await scopeOf(web, session.person), csrf };
     const result = await render(viewer, { query: parsed.data, params: request.params as Params, request, reply });
     if ('title' in result && 'body' in result) return sendPersonalPage(web, reply, session, csrf, result.title, result.body, request.routeOptions.url);
+    return result;
+  });
+}
+
+export interface ConsolePostInput<Params> {
+  body: unknown;
+  params: Params;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/**
+ * `POST path` of a console form: a signed-in person (else sign-in, then the section, not a form post that cannot be
+ * replayed), with the CSRF token (else "form expired", nothing done), whom `admit` lets post (it throws for anyone
+ * else: a management form's 403). `handle` returns the page to show (the form again with its problems and a 400 it
+ * set, a secret shown once) or a reply it sent itself (a redirect).
+ */
+export function consolePost<Params extends Record<string, string>>(
+  app: FastifyInstance,
+  web: WebContext,
+  route: string,
+  admit: (person: Person) => void,
+  handle: (viewer: Viewer, input: ConsolePostInput<Params>) => Promise<ConsolePage | FastifyReply>,
+): void {
+  const section = `/${route.split('/')[1]}`;
+  app.post(route, async (request, reply) => {
+    const session = await currentSession(web.ctx, request);
+    if (!session) return reply.redirect(signInUrl(section), 303);
+    if (!checkCsrfToken(web.ctx, web.csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    admit(session.person);
+    const csrf = issueCsrfToken(web.ctx, web.csrfKey, request, reply, session);
+    const viewer: Viewer = { session, person: session.person, scope: await scopeOf(web, session.person), csrf };
+    const result = await handle(viewer, { body: request.body, params: request.params as Params, request, reply });
+    if ('title' in result && 'body' in result) return sendPersonalPage(web, reply, session, csrf, result.title, result.body, section);
     return result;
   });
 }

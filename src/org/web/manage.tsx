@@ -5,18 +5,15 @@
  * "from org.yaml" badge and are not edited here, and a signing secret the server generated is shown once.
  */
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { VNode } from 'preact';
 import type { z } from 'zod';
 import { isAppError } from '../../platform/errors.js';
 import type { OrgConfig } from '../../config.js';
 import { assertManager } from '../people/manage.js';
 import type { SecretChoice } from '../signing-secrets.js';
-import { scopeOf, type ConsolePage, type Viewer } from './console.js';
-import { checkCsrfToken, issueCsrfToken } from './csrf.js';
-import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
-import { signInUrl } from './return-to.js';
-import { currentSession } from './sessions.js';
+import { consolePost, type ConsolePage, type ConsolePostInput, type Viewer } from './console.js';
+import type { WebContext } from './respond.js';
 
 /** The organization file's name as the console shows it: ATRIUM_ORG_FILE's, or org.yaml. */
 export function orgFileName(config: OrgConfig): string {
@@ -131,29 +128,16 @@ function inputProblem(error: unknown, labels: Record<string, string>): string | 
 }
 
 /**
- * `POST path` of a management form: a signed-in owner or admin (else sign-in, or 403), with the CSRF token (else
- * "form expired"). `handle` returns the page to show (a secret shown once, or the form again with its problems and
- * a 400 it set) or a reply it sent itself (a redirect).
+ * `POST path` of a management form: `consolePost` for a signed-in owner or admin (a member is answered 403).
  */
 export function managementPost<Params extends Record<string, string>>(
   app: FastifyInstance,
   web: WebContext,
   route: string,
   what: string,
-  handle: (viewer: Viewer, input: { body: unknown; params: Params; request: FastifyRequest; reply: FastifyReply }) => Promise<ConsolePage | FastifyReply>,
+  handle: (viewer: Viewer, input: ConsolePostInput<Params>) => Promise<ConsolePage | FastifyReply>,
 ): void {
-  app.post(route, async (request, reply) => {
-    const session = await currentSession(web.ctx, request);
-    // After signing in the person lands on the section, not on a form post that cannot be replayed.
-    if (!session) return reply.redirect(signInUrl(`/${route.split('/')[1]}`), 303);
-    if (!checkCsrfToken(web.ctx, web.csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
-    assertManager(session.person, what);
-    const csrf = issueCsrfToken(web.ctx, web.csrfKey, request, reply, session);
-    const viewer: Viewer = { session, person: session.person, scope: await scopeOf(web, session.person), csrf };
-    const result = await handle(viewer, { body: request.body, params: request.params as Params, request, reply });
-    if ('title' in result && 'body' in result) return sendPersonalPage(web, reply, session, csrf, result.title, result.body, `/${route.split('/')[1]}`);
-    return result;
-  });
+  consolePost(app, web, route, (person) => assertManager(person, what), handle);
 }
 
 /**
