@@ -32,6 +32,7 @@ import { registerCapabilityManagement } from './capabilities-manage.js';
 import { registerCapabilityPages } from './capabilities.js';
 import { registerToolsPage } from './tools-page.js';
 import { registerMemoryPages } from './memory.js';
+import { registerMemoryWriting } from './memory-write.js';
 import { registerTaskPages } from './tasks.js';
 import { registerPeoplePage } from './people.js';
 import { registerEventPages } from './events.js';
@@ -101,6 +102,7 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerCapabilityPages(scope, web);
     registerCapabilityManagement(scope, web);
     registerMemoryPages(scope, web);
+    registerMemoryWriting(scope, web);
     registerTaskPages(scope, web);
     registerPeoplePage(scope, web);
     registerEventPages(scope, web);

@@ -14,7 +14,7 @@ import { namesOfClients } from '../agents/records.js';
 import { namesOfPeople } from '../people/directory.js';
 import type { Space } from '../spaces/records.js';
 import { consolePage } from './console.js';
-import { AnySelect, Body, cursorField, optionalField, Pager, spaceNamer, Time, visibleSpaces } from './parts.js';
+import { AnySelect, Body, cursorField, optionalField, Pager, pageHref, spaceNamer, Time, visibleSpaces } from './parts.js';
 import type { WebContext } from './respond.js';
 
 const PAGE_SIZE = 20;
@@ -44,6 +44,13 @@ export function registerMemoryPages(app: FastifyInstance, web: WebContext): void
       body: (
         <>
           <h1>Memory</h1>
+          {viewer.scope.spaceIds.length ? (
+            <p>
+              <a href={pageHref('/memory/new', { space: query.space !== undefined && viewer.scope.spaceIds.includes(query.space) ? query.space : undefined })} role="button">
+                Record memory
+              </a>
+            </p>
+          ) : null}
           <MemoryFilters spaces={spaces} query={query} />
           <h2>{query.q ? `Results for “${query.q}”` : 'Latest items'}</h2>
           {page.items.length === 0 ? (
@@ -88,6 +95,13 @@ export function registerMemoryPages(app: FastifyInstance, web: WebContext): void
             <dd>{item.tags.length ? item.tags.join(', ') : '—'}</dd>
           </dl>
           <Body text={item.body} />
+          {item.status === 'current' && viewer.scope.spaceIds.includes(item.space_id) ? (
+            <p>
+              <a href={`/memory/${item.id}/new-version`} role="button" class="secondary">
+                Record a new version
+              </a>
+            </p>
+          ) : null}
           <h2>Versions ({item.history.length})</h2>
           <p class="muted">Newest first. An item is never edited: each change is a new version, and the older ones keep their provenance.</p>
           {item.history.map((version, index) => (
@@ -174,6 +188,8 @@ function Version({ version, number, viewed, names }: { version: MemoryItem; numb
             <>
               {names.clients.get(provenance.client_id) ?? 'a client no longer connected'} <small><code>{provenance.client_id}</code></small>
             </>
+          ) : provenance.recorded_by.type === 'person' ? (
+            'none: recorded on the web'
           ) : (
             '—'
           )}
