@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BEA, CY, DEE, startConsoleOrg, type ConsoleOrg } from '../helpers/console-org.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER } from '../helpers/org.js';
+import { connectOrgMcp } from '../helpers/org-mcp.js';
 import { checkPage, launchChromium, pageChecksTimeout } from '../helpers/page-check.js';
 import { signInAs } from '../helpers/sdk-oauth.js';
 import type { Browserless } from '../helpers/web-client.js';
@@ -36,7 +37,9 @@ describe.each(engines)('recording memory on the console on %s', (engine) => {
   }
 
   it('records a fact in one of the person’s spaces, with the person as its provenance and no client', async () => {
-    // Searched once before, so the page a search keeps in memory must be dropped by the write.
+    // Searched once before over MCP, so the page search_memory keeps in memory must be dropped by the web's write.
+    const beaClient = await connectOrgMcp(c.org, { email: BEA.email, password: BEA.password, clientName: 'Bea tablet', scopes: ['memory:read'] });
+    expect((await beaClient.callOk('search_memory', { query: 'quokka' })).items).toEqual([]);
     expect((await bea.get('/memory?q=quokka')).text).toContain('Nothing in memory matches.');
     const answer = await post(bea, '/memory/new', {
       kind: 'decision',
@@ -64,6 +67,8 @@ describe.each(engines)('recording memory on the console on %s', (engine) => {
     expect(item.text).toContain(`${BEA.name} <small>(person)</small>`);
     expect(item.text).toContain('Through client</dt><dd>none: recorded on the web</dd>');
     expect((await bea.get('/memory?q=quokka')).text).toContain(`/memory/${id}`);
+    expect((await beaClient.callOk('search_memory', { query: 'quokka' })).items.map((found: { id: string }) => found.id)).toEqual([id]);
+    await beaClient.close();
     // The owner shares General and finds it too; Cy, who is not in General, does not.
     expect((await owner.get('/memory?q=quokka')).text).toContain(`/memory/${id}`);
     expect((await cy.get('/memory?q=quokka')).text).not.toContain(`/memory/${id}`);
