@@ -47,6 +47,7 @@ export type ActivityKind =
   | 'person.signed_out'
   | 'person.password_changed'
   | 'person.notifications_changed'
+  | 'person.renamed'
   | 'person.invited'
   | 'person.joined'
   | 'person.role_changed'

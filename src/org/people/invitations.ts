@@ -18,14 +18,14 @@ import { id, text } from '../fields.js';
 import { newId } from '../ids.js';
 import { invitations, organization, people, spaceMembers, spaces } from '../schema.js';
 import { assertMayGive, ROLES } from './manage.js';
-import { normalizeEmail, type Person } from './records.js';
+import { normalizeEmail, personName, type Person } from './records.js';
 
 /** How long a link works: long enough to reach someone on leave for a week, short enough not to linger. */
 export const INVITATION_DAYS = 7;
 
 export const inviteInput = z.object({
   email: z.string().trim().toLowerCase().pipe(z.email('must be an email address')).pipe(text().max(320)),
-  name: text().trim().min(1, 'must not be empty').max(200),
+  name: personName,
   role: z.enum(ROLES),
   space_ids: z.array(id()).max(100).default([]),
 });

@@ -2,6 +2,8 @@
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/database.js';
 import { recordActivity } from '../activity/records.js';
+import { orgErrors } from '../errors.js';
+import { text } from '../fields.js';
 import { newId } from '../ids.js';
 import type { UpsertOutcome } from '../../platform/upsert.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -20,6 +22,16 @@ export interface Person {
   name: string;
   role: Role;
 }
+
+/**
+ * A person's name as everyone else reads it (inbox, decisions, activity, memory's provenance): one line, without
+ * control characters or the bidirectional ones that would reorder the text shown around it.
+ */
+export const personName = text()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(200, 'must be at most 200 characters')
+  .refine((name) => !/[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u.test(name), 'must be one line, without control characters');
 
 const personColumns = { id: people.id, email: people.email, name: people.name, role: people.role };
 
@@ -138,5 +150,30 @@ export async function setEmailNotifications(db: Queryable, personId: string, on:
     summary: on ? 'turned email notifications on' : 'turned email notifications off',
     personId,
     details: { email_notifications: on },
+  });
+}
+
+/** Who keeps the person's record: the organization file (name and role are changed there) or the console. */
+export async function personManagedBy(db: Queryable, personId: string): Promise<'file' | 'console'> {
+  const [row] = await db.select({ managedBy: people.managedBy }).from(people).where(eq(people.id, personId));
+  return row?.managedBy ?? 'console';
+}
+
+/**
+ * The person changes the name others know them by (`personName`, checked by the caller); a change, not a repeat, is
+ * recorded in the activity log. Records written earlier keep the name they were written with (memory's provenance).
+ * A person the organization file declares is named there. Run it in a transaction.
+ */
+export async function renamePerson(db: Queryable, personId: string, name: string, file: string): Promise<void> {
+  const [before] = await db.select({ name: people.name, managedBy: people.managedBy }).from(people).where(eq(people.id, personId)).for('update');
+  if (!before) throw orgErrors.notFound('person');
+  if (before.managedBy === 'file') throw orgErrors.managedByFile('your name', file);
+  if (before.name === name) return;
+  await db.update(people).set({ name, updatedAt: sql`now()` }).where(eq(people.id, personId));
+  await recordActivity(db, {
+    kind: 'person.renamed',
+    summary: `changed their name from “${before.name}” to “${name}”`,
+    personId,
+    details: { from: before.name, to: name },
   });
 }

@@ -1,6 +1,6 @@
 /**
- * GET /account, POST /account/password and POST /account/notifications (DESIGN 4.6, 4.8): who the signed-in person
- * is, whether they are emailed when a decision or a question waits for them, and changing their password — the
+ * GET /account, POST /account/name, /account/password and /account/notifications (DESIGN 4.6, 4.8): who the signed-in
+ * person is and the name others know them by (one the organization file declares is named there), whether they are emailed when a decision or a question waits for them, and changing their password — the
  * current one and a new one following the rule of ATRIUM_ADMIN_PASSWORD. Changing it signs out the person's other
  * web sessions. Wrong current passwords are slowed down like sign-in attempts (signin.ts),
  * so a borrowed session cannot be used to guess the password and take the account over.
@@ -8,16 +8,25 @@
 import type { FastifyInstance } from 'fastify';
 import { passwordRule } from '../../config.js';
 import { claimAttempt, resetAttempts } from '../../platform/rate-limit.js';
-import { authenticate, emailNotificationsOf, setEmailNotifications, setPassword } from '../people/records.js';
+import { authenticate, emailNotificationsOf, personManagedBy, personName, renamePerson, setEmailNotifications, setPassword } from '../people/records.js';
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
 import { currentSession, type Session } from './sessions.js';
 import { SIGN_IN_BACKOFF } from './signin.js';
 import { ORG_DIRECTORY, writeOrg } from '../changes.js';
+import { orgFileName } from './manage.js';
 
 interface PasswordForm {
   error?: string;
+  changed?: boolean;
+}
+
+/** The name form: the file that names the person (no form then), or what was refused and the value typed. */
+interface NameForm {
+  fromFile?: string;
+  error?: string;
+  value?: string;
   changed?: boolean;
 }
 
@@ -28,9 +37,9 @@ interface EmailChoice {
   mailConfigured: boolean;
 }
 
-const DONE = { password: 'password', notifications: 'notifications' } as const;
+const DONE = { name: 'name', password: 'password', notifications: 'notifications' } as const;
 
-function Account({ session, csrf, form, email }: { session: Session; csrf: string; form: PasswordForm; email: EmailChoice }) {
+function Account({ session, csrf, form, email, name }: { session: Session; csrf: string; form: PasswordForm; email: EmailChoice; name: NameForm }) {
   const { person } = session;
   return (
     <>
@@ -43,6 +52,26 @@ function Account({ session, csrf, form, email }: { session: Session; csrf: strin
         <dt>Role</dt>
         <dd>{person.role}</dd>
       </dl>
+      <h2>Your name</h2>
+      {name.fromFile ? (
+        <p role="note">Your name is set in {name.fromFile}, the organization file: it is changed there.</p>
+      ) : (
+        <>
+          {name.changed ? <p role="status">Saved: people and agents now see you as {person.name}.</p> : null}
+          {name.error ? (
+            <p class="error" role="alert" id="name-error">
+              {name.error}
+            </p>
+          ) : null}
+          <form method="post" action="/account/name" class="narrow" aria-describedby={name.error ? 'name-error' : undefined}>
+            <input type="hidden" name="csrf" value={csrf} />
+            <label for="name">Name</label>
+            <input id="name" name="name" value={name.value ?? person.name} autocomplete="name" maxLength={200} required aria-describedby="name-help" />
+            <small id="name-help">How the inbox, the activity log, decisions and agents name you. What was recorded before keeps the name it was recorded with.</small>
+            <button type="submit">Change name</button>
+          </form>
+        </>
+      )}
       <h2>Email</h2>
       {email.saved ? (
         <p role="status">
@@ -90,6 +119,9 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
     saved,
     mailConfigured: !!ctx.config.mail,
   });
+  const file = orgFileName(ctx.config);
+  const nameForm = async (session: Session, form: Omit<NameForm, 'fromFile'>): Promise<NameForm> =>
+    (await personManagedBy(ctx.db, session.person.id)) === 'file' ? { fromFile: file } : form;
 
   app.get('/account', async (request, reply) => {
     const session = await currentSession(ctx, request);
@@ -97,8 +129,26 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
     const done = (request.query as Record<string, unknown>).done;
     const email = await emailChoice(session, done === DONE.notifications);
-    const page = <Account session={session} csrf={csrf} form={{ changed: done === DONE.password }} email={email} />;
+    const name = await nameForm(session, { changed: done === DONE.name });
+    const page = <Account session={session} csrf={csrf} form={{ changed: done === DONE.password }} email={email} name={name} />;
     return sendPersonalPage(web, reply, session, csrf, 'Your account', page, '/account');
+  });
+
+  app.post('/account/name', async (request, reply) => {
+    const session = await currentSession(ctx, request);
+    if (!session) return reply.redirect(signInUrl('/account'), 303);
+    if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    const typed = formField(request.body, 'name') ?? '';
+    const parsed = personName.safeParse(typed);
+    if (!parsed.success) {
+      const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
+      const [email, name] = await Promise.all([emailChoice(session, false), nameForm(session, { error: `The name ${parsed.error.issues[0]?.message}.`, value: typed })]);
+      const page = <Account session={session} csrf={csrf} form={{}} email={email} name={name} />;
+      return sendPersonalPage(web, reply.code(400), session, csrf, 'Your account', page, '/account');
+    }
+    // Names are read from memory by every process (service_context, sessions): the change is announced.
+    await writeOrg(ctx, [ORG_DIRECTORY], (tx) => renamePerson(tx, session.person.id, parsed.data, file));
+    return reply.redirect(`/account?done=${DONE.name}`, 303);
   });
 
   // An unticked checkbox sends nothing: its absence is the choice "off".
@@ -116,9 +166,9 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
     if (!session) return reply.redirect(signInUrl('/account'), 303);
     if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
-    const email = await emailChoice(session, false);
+    const [email, name] = await Promise.all([emailChoice(session, false), nameForm(session, {})]);
     const refuse = (error: string) =>
-      sendPersonalPage(web, reply, session, csrf, 'Your account', <Account session={session} csrf={csrf} form={{ error }} email={email} />, '/account');
+      sendPersonalPage(web, reply, session, csrf, 'Your account', <Account session={session} csrf={csrf} form={{ error }} email={email} name={name} />, '/account');
 
     const current = formField(request.body, 'current_password') ?? '';
     const next = formField(request.body, 'new_password') ?? '';
