@@ -33,7 +33,7 @@ import { createMailer } from './notifications/mailer.js';
 import { invitationJobHandlers } from './notifications/invitations.js';
 import { operationJobHandlers, type RegisteredKind } from './operations/operations.js';
 import { OperationWatch } from './operations/watch.js';
-import { registerWebPages } from './web/index.js';
+import { pageNotFound, registerWebPages } from './web/index.js';
 import { TASK_RUNS_JOB, ensureTaskRunsScheduled, taskRunsJob } from './tasks/runs.js';
 import { askKind } from './assistant/ask.js';
 import { taskKind, messageKind } from './delivery/kinds.js';
@@ -59,7 +59,7 @@ export interface OrgServiceOptions {
 }
 
 export async function createOrgService(config: OrgConfig, options: OrgServiceOptions = {}): Promise<OrgService> {
-  const app = createHttpServer({ service: 'org', logLevel: config.logLevel, logFormat: config.logFormat, trustProxy: config.trustProxy });
+  const app = createHttpServer({ service: 'org', logLevel: config.logLevel, logFormat: config.logFormat, trustProxy: config.trustProxy, notFoundPage: pageNotFound });
   await secureDataDir(config.dataDir, app.log);
   const database = await openDatabase(config.database, { log: app.log });
   try {

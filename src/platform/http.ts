@@ -42,6 +42,11 @@ export interface HttpServerOptions {
   bodyLimit?: number;
   /** TRUST_PROXY as configured: `true`, or a comma-separated list of the proxies' addresses/CIDRs. */
   trustProxy?: string;
+  /**
+   * The answer to a request no route serves, where the service has a better one than the catalogued JSON error (a
+   * page for a person's browser); returning nothing keeps the JSON error.
+   */
+  notFoundPage?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
 }
 
 export function createHttpServer(options: HttpServerOptions): HttpServer {
@@ -92,8 +97,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   });
 
   app.setErrorHandler((error, request, reply) => sendError(toAppError(error, request), reply));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(platformErrors.noRoute(request.method, request.url.split('?')[0]), reply),
+  app.setNotFoundHandler(
+    (request, reply) => options.notFoundPage?.(request, reply) ?? sendError(platformErrors.noRoute(request.method, request.url.split('?')[0]), reply),
   );
   return app;
 }

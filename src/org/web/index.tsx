@@ -9,6 +9,7 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpServer } from '../../platform/http.js';
 import { toAppError } from '../../platform/http.js';
 import type { OrgContext } from '../context.js';
@@ -39,6 +40,45 @@ import { registerEventPages } from './events.js';
 import { registerJoinPage } from './join.js';
 import { registerSettingsPage } from './settings.js';
 import type { OrgToolDefinition } from '../mcp/tools.js';
+
+/** A refused page's heading, by its status: what a person reads before the reason. */
+const ERROR_HEADINGS: Record<number, string> = {
+  400: 'This request cannot be read',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'Not possible now',
+  429: 'Too many requests',
+  503: 'Unavailable for a moment',
+};
+
+/**
+ * What a person's browser gets for an address the service does not serve (a mistyped or stale link): a page that
+ * says so and leads home. Anything else — an API client, a form post — keeps the catalogued JSON error.
+ */
+export function pageNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+  const navigation = (request.method === 'GET' || request.method === 'HEAD') && (request.headers.accept ?? '').includes('text/html');
+  if (!navigation) return undefined;
+  // Outside the pages' scope, so helmet's headers are not added: the same rules, for a page without scripts or forms.
+  reply.headers({
+    'cache-control': 'no-store',
+    'content-security-policy': "default-src 'none';style-src 'self';img-src 'self' data:;base-uri 'none';frame-ancestors 'none'",
+    'x-frame-options': 'DENY',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  });
+  return sendPage(
+    reply,
+    404,
+    'Page not found',
+    <>
+      <h1>Page not found</h1>
+      <p>There is no page at this address. It may have been mistyped, or the link that led here is out of date.</p>
+      <p>
+        <a href="/">Go to the home page</a>
+      </p>
+    </>,
+  );
+}
 
 /** `tools`: the org MCP tools the service serves, listed on `/docs`. */
 export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: readonly OrgToolDefinition[]): Promise<void> {
@@ -74,13 +114,17 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     });
     scope.setErrorHandler((error, request, reply) => {
       const appError = toAppError(error, request);
+      const heading = ERROR_HEADINGS[appError.status] ?? 'Something went wrong';
       return sendPage(
         reply,
         appError.status,
-        'Something went wrong',
+        heading,
         <>
-          <h1>Something went wrong</h1>
+          <h1>{heading}</h1>
           <p>{appError.message}</p>
+          <p>
+            <a href="/">Go to the home page</a>
+          </p>
         </>,
       );
     });
