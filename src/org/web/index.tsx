@@ -33,6 +33,7 @@ import { registerCapabilityPages } from './capabilities.js';
 import { registerToolsPage } from './tools-page.js';
 import { registerMemoryPages } from './memory.js';
 import { registerTaskPages } from './tasks.js';
+import { registerTaskForms } from './task-forms.js';
 import { registerPeoplePage } from './people.js';
 import { registerEventPages } from './events.js';
 import { registerJoinPage } from './join.js';
@@ -102,6 +103,7 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerCapabilityManagement(scope, web);
     registerMemoryPages(scope, web);
     registerTaskPages(scope, web);
+    registerTaskForms(scope, web);
     registerPeoplePage(scope, web);
     registerEventPages(scope, web);
     registerJoinPage(scope, web);
