@@ -41,6 +41,7 @@ describe.each(engines)('the memory, tasks and people pages in a browser on %s', 
     'memory-item': () => `/memory/${c.memory.currentVersion}`,
     tasks: () => '/tasks',
     task: () => `/tasks/${c.tasks.worked}`,
+    'task-new': () => '/tasks/new',
     'task-scheduled': () => `/tasks/${c.tasks.weekly}`,
     people: () => '/people',
   };
@@ -50,6 +51,27 @@ describe.each(engines)('the memory, tasks and people pages in a browser on %s', 
     const page = await contexts[who].newPage();
     const shot = engine === 'pglite' ? `${name}-${who}` : `${name}-${who}-${engine}`;
     await checkPage(page, `${c.org.url}${paths[name]()}`, shot);
+    await page.close();
+  });
+
+  it('passes the browser check on the new-task form refused for its schedule, filled in as the person left it', { timeout: pageChecksTimeout(1) }, async () => {
+    const page = await contexts.member.newPage();
+    await checkPage(
+      page,
+      async (opened) => {
+        await opened.goto(`${c.org.url}/tasks/new`);
+        await opened.getByLabel('Title').fill('Water the plants');
+        await opened.getByLabel('Assign to').selectOption({ label: 'Scribe' });
+        await opened.getByLabel('Repeatedly, on the cron expression below').check();
+        await opened.getByLabel('Cron expression (repeatedly)').fill('0 9 * *');
+        await Promise.all([opened.waitForURL(`${c.org.url}/tasks`), opened.getByRole('button', { name: 'Create task' }).click()]);
+        const problems = await opened.getByRole('alert').textContent();
+        expect(problems).toContain('Cron expression: expected five fields');
+        expect(problems).toContain('Time zone: an IANA time zone such as Europe/Berlin is required');
+        expect(await opened.getByLabel('Title').inputValue()).toBe('Water the plants');
+      },
+      engine === 'pglite' ? 'task-new-refused-member' : `task-new-refused-member-${engine}`,
+    );
     await page.close();
   });
 

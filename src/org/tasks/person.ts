@@ -17,11 +17,12 @@ import { taskAnswerJob } from './records.js';
 import { keysetPage, type Page } from '../../platform/paging.js';
 
 /**
- * Creates a task in `input.space_id` (the caller's space: the tool registry checks it). An assignee must be
- * an active agent of the organization (one service_context lists); an assigned task without a schedule is
- * delivered at once, a scheduled one at each run.
+ * Creates a task in `input.space_id`, one of the caller's spaces (DESIGN 4.3: any other is `not_found`, as the tool
+ * registry answers before; the console has no registry). An assignee must be an active agent of the organization
+ * (one service_context lists); an assigned task without a schedule is delivered at once, a scheduled one at each run.
  */
 export async function createTask(ctx: OrgContext, db: Queryable, input: CreateTaskInput, caller: TaskCaller): Promise<TaskRecord> {
+  if (!caller.spaceIds.includes(input.space_id)) throw orgErrors.notFound('space');
   if (input.assignee_agent_id !== undefined) await checkAssignee(db, input.assignee_agent_id);
   const schedule = input.schedule && toSchedule(input.schedule);
   const nextRun = schedule ? firstRun(schedule) : null;

@@ -50,6 +50,11 @@ export type TaskEvent = keyof typeof TASK_TRANSITIONS;
 
 export type TaskRow = typeof tasks.$inferSelect;
 
+/** Whether the table lets `event` move a task in `status`: what a page offers is what `moveTask` would accept. */
+export function taskAllows(status: TaskStatus, event: TaskEvent): boolean {
+  return (TASK_TRANSITIONS[event].from as readonly TaskStatus[]).includes(status);
+}
+
 /** Applies `event` to the stored task, or throws `invalid_state` (or `not_found`) and changes nothing. */
 export const { move: moveTask } = stateTable({
   table: tasks,

@@ -35,6 +35,7 @@ import { registerToolsPage } from './tools-page.js';
 import { registerMemoryPages } from './memory.js';
 import { registerMemoryWriting } from './memory-write.js';
 import { registerTaskPages } from './tasks.js';
+import { registerTaskForms } from './task-forms.js';
 import { registerPeoplePage } from './people.js';
 import { registerEventPages } from './events.js';
 import { registerJoinPage } from './join.js';
@@ -148,6 +149,7 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerMemoryPages(scope, web);
     registerMemoryWriting(scope, web);
     registerTaskPages(scope, web);
+    registerTaskForms(scope, web);
     registerPeoplePage(scope, web);
     registerEventPages(scope, web);
     registerJoinPage(scope, web);

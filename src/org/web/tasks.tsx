@@ -3,7 +3,8 @@
  * newest first, filtered by space and assignee; a column's "more" link lists that status alone, paged. A task's
  * page shows its schedule with the next runs in the schedule's own IANA zone, its questions and answers, its
  * progress and the operations that worked on it. Only tasks of the viewer's spaces exist here (every space for an
- * owner or admin): any other id is answered exactly as an unknown one.
+ * owner or admin): any other id is answered exactly as an unknown one. "New task" and "Cancel this task" are
+ * task-forms.tsx's, offered in the person's own spaces.
  */
 import type { FastifyInstance } from 'fastify';
 import type { VNode } from 'preact';
@@ -16,8 +17,9 @@ import { getTask, listTaskRows } from '../tasks/person.js';
 import type { TaskRecord } from '../tasks/records.js';
 import { listTaskOperations, type TaskOperation } from '../tasks/runs.js';
 import { instantToLocal, upcomingRuns, type Schedule } from '../tasks/schedules.js';
-import { TASK_STATUSES, type TaskRow, type TaskStatus } from '../tasks/states.js';
+import { TASK_STATUSES, taskAllows, type TaskRow, type TaskStatus } from '../tasks/states.js';
 import { consolePage } from './console.js';
+import { CancelTaskForm } from './task-forms.js';
 import { AnySelect, Body, optionalField, pageHref, Pager, spaceNamer, Time, visibleSpaces } from './parts.js';
 import type { WebContext } from './respond.js';
 
@@ -62,6 +64,13 @@ export function registerTaskPages(app: FastifyInstance, web: WebContext): void {
       body: (
         <>
           <h1>Tasks</h1>
+          {viewer.scope.spaceIds.length > 0 ? (
+            <p>
+              <a href="/tasks/new" role="button">
+                New task
+              </a>
+            </p>
+          ) : null}
           <TaskFilters spaces={spaces} agents={agents} query={query} />
           {query.status ? (
             <p>
@@ -136,6 +145,7 @@ export function registerTaskPages(app: FastifyInstance, web: WebContext): void {
           <Questions task={task} agentName={agentName} people={people} />
           <Progress task={task} />
           <Operations operations={operations} />
+          {taskAllows(task.status, 'cancel') && viewer.scope.spaceIds.includes(task.space_id) ? <CancelTaskForm task={task} csrf={viewer.csrf} /> : null}
         </>
       ),
     };
