@@ -9,6 +9,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { AxeResults } from 'axe-core';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { signInAs } from './sdk-oauth.js';
 
 const axeSource: string = createRequire(import.meta.url)('axe-core').source;
 
@@ -22,6 +24,29 @@ const WIDTHS = [
 /** Debian's Chromium (DESIGN 7: never a downloaded browser), headless. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+}
+
+/**
+ * Chromium for the tests of the describe block that calls it (launched before them, closed after), and pages of a
+ * new browser context each, signed in at `origin()` as a person.
+ */
+export function chromiumForTests(origin: () => string): { signedInPage(person: { email: string; password: string }): Promise<Page> } {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    async signedInPage(person) {
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(`${origin()}/signin`);
+      await signInAs(page, person.email, person.password);
+      await page.waitForURL((url) => url.pathname !== '/signin');
+      return page;
+    },
+  };
 }
 
 /**

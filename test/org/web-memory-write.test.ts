@@ -4,14 +4,12 @@
  * version; a refused form writes nothing and keeps what the person typed.
  */
 import { sql } from 'drizzle-orm';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BEA, CY, DEE, startConsoleOrg, type ConsoleOrg } from '../helpers/console-org.js';
 import { engines } from '../helpers/databases.js';
 import { OWNER } from '../helpers/org.js';
 import { connectOrgMcp } from '../helpers/org-mcp.js';
-import { checkPage, launchChromium, pageChecksTimeout } from '../helpers/page-check.js';
-import { signInAs } from '../helpers/sdk-oauth.js';
+import { checkPage, chromiumForTests, pageChecksTimeout } from '../helpers/page-check.js';
 import type { Browserless } from '../helpers/web-client.js';
 
 describe.each(engines)('recording memory on the console on %s', (engine) => {
@@ -171,20 +169,10 @@ describe.each(engines)('recording memory on the console on %s', (engine) => {
   });
 
   describe('in a browser', () => {
-    let browser: Browser;
-    beforeAll(async () => {
-      browser = await launchChromium();
-    });
-    afterAll(async () => {
-      await browser?.close();
-    });
+    const chromium = chromiumForTests(() => c.org.url);
 
     it('records memory through the form and passes the browser check on both forms', { timeout: pageChecksTimeout(3) }, async () => {
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      await page.goto(`${c.org.url}/signin`);
-      await signInAs(page, BEA.email, BEA.password);
-      await page.waitForURL((url) => url.pathname !== '/signin');
+      const page = await chromium.signedInPage(BEA);
       await page.goto(`${c.org.url}/memory`);
       await page.getByRole('button', { name: 'Record memory' }).click();
       const suffix = engine === 'pglite' ? '' : `-${engine}`;
@@ -197,7 +185,7 @@ describe.each(engines)('recording memory on the console on %s', (engine) => {
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Answer the phone by the third ring');
       await page.getByRole('button', { name: 'Record a new version' }).click();
       await checkPage(page, page.url(), `memory-new-version${suffix}`);
-      await context.close();
+      await page.context().close();
     });
   });
 });

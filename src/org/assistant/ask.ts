@@ -41,7 +41,7 @@ export const askKind = defineOperationKind({
 });
 
 /** Starts the question's operation in `db` (the idempotency key's transaction); returns its id. */
-export async function startAsk(ctx: OrgContext, db: Queryable, input: AskInput, caller: { personId: string; clientId: string }): Promise<string> {
+export async function startAsk(ctx: OrgContext, db: Queryable, input: AskInput, caller: { personId: string; clientId: string | null }): Promise<string> {
   const [assistant] = await db.select({ id: agents.id }).from(agents).where(eq(agents.key, ASSISTANT_KEY));
   return askKind.start(ctx, db, {
     personId: caller.personId,

@@ -34,6 +34,7 @@ import { registerCapabilityPages } from './capabilities.js';
 import { registerToolsPage } from './tools-page.js';
 import { registerMemoryPages } from './memory.js';
 import { registerMemoryWriting } from './memory-write.js';
+import { registerAskPages } from './ask.js';
 import { registerTaskPages } from './tasks.js';
 import { registerTaskForms } from './task-forms.js';
 import { registerPeoplePage } from './people.js';
@@ -148,6 +149,7 @@ export async function registerWebPages(app: HttpServer, ctx: OrgContext, tools: 
     registerCapabilityManagement(scope, web);
     registerMemoryPages(scope, web);
     registerMemoryWriting(scope, web);
+    registerAskPages(scope, web);
     registerTaskPages(scope, web);
     registerTaskForms(scope, web);
     registerPeoplePage(scope, web);

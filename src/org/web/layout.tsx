@@ -11,6 +11,7 @@ import { render } from 'preact-render-to-string';
 export const CONSOLE_SECTIONS = [
   { path: '/', name: 'Home' },
   { path: '/inbox', name: 'Inbox' },
+  { path: '/ask', name: 'Ask' },
   { path: '/activity', name: 'Activity' },
   { path: '/operations', name: 'Operations' },
   { path: '/agents', name: 'Agents' },

@@ -1,0 +1,173 @@
+/**
+ * GET/POST /ask and GET /ask/:id: a person asks the organization's assistant from the console, as their client does
+ * with `ask` — the same operation kind, answered from company memory and tasks in the person's own spaces (or the one
+ * they pick), with citations that lead to the items. The question runs in this process while the page waits a few
+ * seconds; an answer still coming is shown as such, and its page can be opened again. Only the asker sees it.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { VNode } from 'preact';
+import { z } from 'zod';
+import { askResult, type AskResult } from '../assistant/answer.js';
+import { askInput, startAsk } from '../assistant/ask.js';
+import { writeOrg } from '../changes.js';
+import { id as fieldId } from '../fields.js';
+import { awaitOperation, findOperation, runStartedHere, startingHere, toOperationRecord, type OperationRecord } from '../operations/operations.js';
+import type { Space } from '../spaces/records.js';
+import { consolePage, consolePost, type ConsolePage, type Viewer } from './console.js';
+import { FormProblems, handleForm } from './manage.js';
+import { formField, type WebContext } from './respond.js';
+import { Body, notFound, optionalField, spaceNamer, Time, visibleSpaces } from './parts.js';
+
+/** How long the page waits for the answer before showing that it is still coming. */
+const WAIT_SECONDS = 8;
+
+const LABELS: Record<string, string> = { question: 'Question', space_id: 'Space' };
+
+/** The form's fields as `ask`'s arguments, checked by the tool's own schema: no space chosen is every space. */
+const askForm = z.preprocess((body) => {
+  const space = formField(body, 'space_id');
+  return { question: formField(body, 'question') ?? '', ...(space ? { space_id: space } : {}) };
+}, askInput);
+
+const noQuery = z.object({});
+const askQuery = z.object({ space: optionalField(fieldId()) });
+
+/** Anyone signed in may ask: the run reads only the asker's own spaces. */
+const anyPerson = () => {};
+
+export function registerAskPages(app: FastifyInstance, web: WebContext): void {
+  const { ctx } = web;
+
+  async function ownSpaces(viewer: Viewer): Promise<Space[]> {
+    return (await visibleSpaces(ctx.db, viewer.scope)).filter((space) => viewer.scope.spaceIds.includes(space.id));
+  }
+
+  async function formPage(viewer: Viewer, values: { question?: string; space_id?: string }, problems: string[] = []): Promise<ConsolePage> {
+    return { title: 'Ask the assistant', body: <AskForm csrf={viewer.csrf} values={values} problems={problems} spaces={await ownSpaces(viewer)} /> };
+  }
+
+  consolePage(app, web, '/ask', askQuery, (viewer, { query }) => formPage(viewer, { space_id: query.space }));
+
+  consolePost(app, web, '/ask', anyPerson, async (viewer, { body, reply }) =>
+    handleForm(
+      {
+        schema: askForm,
+        body,
+        labels: LABELS,
+        reply,
+        again: (problems) => formPage(viewer, { question: formField(body, 'question'), space_id: formField(body, 'space_id') }, problems),
+      },
+      async (input) => {
+        if (viewer.scope.spaceIds.length === 0 || (input.space_id !== undefined && !viewer.scope.spaceIds.includes(input.space_id))) {
+          return notFound(reply, 'space', { href: '/ask', name: 'the question' });
+        }
+        const caller = { personId: viewer.person.id, clientId: null };
+        // As a client's call: the start commits, then the question runs here while the page waits for its answer.
+        const { value: operationId, started } = await startingHere(() => writeOrg(ctx, [], (tx) => startAsk(ctx, tx, input, caller)));
+        await awaitOperation(ctx, operationId, viewer.person.id, WAIT_SECONDS, runStartedHere(started));
+        return reply.redirect(`/ask/${operationId}`, 303);
+      },
+    ),
+  );
+
+  consolePage<typeof noQuery, { id: string }>(app, web, '/ask/:id', noQuery, async (viewer, { params, reply }) => {
+    const row = params.id.length <= 200 ? await findOperation(ctx.db, params.id) : undefined;
+    // Another person's question, or an operation that is no question, is answered as an unknown one.
+    if (!row || row.personId !== viewer.person.id || row.kind !== 'ask') return notFound(reply, 'question of yours', { href: '/ask', name: 'the assistant' });
+    const spaces = await visibleSpaces(ctx.db, viewer.scope);
+    const question = typeof row.input.question === 'string' ? row.input.question : '—';
+    return { title: 'The assistant’s answer', body: <Answer operation={toOperationRecord(row)} question={question} spaceName={spaceNamer(spaces)} /> };
+  });
+}
+
+function AskForm({ csrf, values, problems, spaces }: { csrf: string; values: { question?: string; space_id?: string }; problems: string[]; spaces: Space[] }): VNode {
+  return (
+    <>
+      <h1>Ask the assistant</h1>
+      <p>The assistant answers from company memory, then tasks, in your spaces, and cites what it used so you can check it.</p>
+      {spaces.length === 0 ? (
+        <p role="alert">You are in no space yet, so the assistant has nothing to answer from. An owner or admin can add you to one on the People page.</p>
+      ) : (
+        <form method="post" action="/ask">
+          <FormProblems problems={problems} />
+          <input type="hidden" name="csrf" value={csrf} />
+          <label for="ask-question">Question</label>
+          <textarea id="ask-question" name="question" rows={3} required maxLength={2000}>
+            {values.question ?? ''}
+          </textarea>
+          <label for="ask-space">Answer from</label>
+          <select id="ask-space" name="space_id">
+            <option value="">All your spaces</option>
+            {spaces.map((space) => (
+              <option key={space.id} value={space.id} selected={values.space_id === space.id}>
+                {space.name}
+              </option>
+            ))}
+          </select>
+          <div class="actions">
+            <button type="submit">Ask</button>
+          </div>
+        </form>
+      )}
+    </>
+  );
+}
+
+function Answer({ operation, question, spaceName }: { operation: OperationRecord; question: string; spaceName: (id: string | null | undefined) => string }): VNode {
+  const parsed = operation.status === 'succeeded' ? askResult.safeParse(operation.result) : undefined;
+  return (
+    <>
+      <p>
+        <a href="/ask">Ask another question</a>
+      </p>
+      <h1>The assistant’s answer</h1>
+      <dl class="facts">
+        <dt>Question</dt>
+        <dd>{question}</dd>
+        <dt>From</dt>
+        <dd>{operation.space_id ? spaceName(operation.space_id) : 'all your spaces'}</dd>
+        <dt>Asked</dt>
+        <dd>
+          <Time value={operation.created_at} />
+        </dd>
+      </dl>
+      {parsed?.success ? (
+        <AnswerText result={parsed.data} />
+      ) : operation.status === 'failed' || operation.status === 'cancelled' ? (
+        <p role="alert">No answer: {operation.error?.message ?? operation.status}.</p>
+      ) : (
+        <p role="status">
+          The assistant is still working on it. <a href={`/ask/${operation.operation_id}`}>Look again</a> in a moment.
+        </p>
+      )}
+      <p class="muted">
+        <a href={`/operations/${operation.operation_id}`}>The question’s operation</a>
+      </p>
+    </>
+  );
+}
+
+function AnswerText({ result }: { result: AskResult }): VNode {
+  return (
+    <>
+      <Body text={result.answer} />
+      <h2>Cited ({result.citations.length})</h2>
+      {result.citations.length === 0 ? (
+        <p>Nothing in your spaces was cited.</p>
+      ) : (
+        <ol>
+          {result.citations.map((citation) => (
+            <li key={citation.id}>
+              <a href={`/${citation.kind === 'memory' ? 'memory' : 'tasks'}/${citation.id}`}>{citation.title}</a>{' '}
+              <small>
+                ({citation.kind}, recorded by {citation.provenance.recorded_by.name}, <Time value={citation.provenance.recorded_at} />)
+              </small>
+              <blockquote>{citation.excerpt}</blockquote>
+            </li>
+          ))}
+        </ol>
+      )}
+      <p class="muted">{result.answered_by === 'model' ? 'Written by the organization’s model from the cited items.' : 'Quoted from the cited items (no model is configured, or it failed).'}</p>
+    </>
+  );
+}
