@@ -13,7 +13,7 @@ import { writeOrg } from '../changes.js';
 import { id as fieldId } from '../fields.js';
 import { awaitOperation, findOperation, runStartedHere, startingHere, toOperationRecord, type OperationRecord } from '../operations/operations.js';
 import type { Space } from '../spaces/records.js';
-import { consolePage, consolePost, type ConsolePage, type Viewer } from './console.js';
+import { anyoneSignedIn, consolePage, consolePost, type ConsolePage, type Viewer } from './console.js';
 import { FormProblems, handleForm } from './manage.js';
 import { formField, type WebContext } from './respond.js';
 import { Body, notFound, optionalField, spaceNamer, Time, visibleSpaces } from './parts.js';
@@ -32,8 +32,6 @@ const askForm = z.preprocess((body) => {
 const noQuery = z.object({});
 const askQuery = z.object({ space: optionalField(fieldId()) });
 
-/** Anyone signed in may ask: the run reads only the asker's own spaces. */
-const anyPerson = () => {};
 
 export function registerAskPages(app: FastifyInstance, web: WebContext): void {
   const { ctx } = web;
@@ -48,7 +46,7 @@ export function registerAskPages(app: FastifyInstance, web: WebContext): void {
 
   consolePage(app, web, '/ask', askQuery, (viewer, { query }) => formPage(viewer, { space_id: query.space }));
 
-  consolePost(app, web, '/ask', anyPerson, async (viewer, { body, reply }) =>
+  consolePost(app, web, '/ask', anyoneSignedIn, async (viewer, { body, reply }) =>
     handleForm(
       {
         schema: askForm,

@@ -78,6 +78,12 @@ export interface ConsolePostInput<Params> {
 }
 
 /**
+ * `consolePost`'s `admit` for forms any signed-in person may post (memory, tasks, a question): what they may write is
+ * the domain's to check, with their own spaces.
+ */
+export function anyoneSignedIn(): void {}
+
+/**
  * `POST path` of a console form: a signed-in person (else sign-in, then the section, not a form post that cannot be
  * replayed), with the CSRF token (else "form expired", nothing done), whom `admit` lets post (it throws for anyone
  * else: a management form's 403). `handle` returns the page to show (the form again with its problems and a 400 it
@@ -99,7 +105,8 @@ export function consolePost<Params extends Record<string, string>>(
     const csrf = issueCsrfToken(web.ctx, web.csrfKey, request, reply, session);
     const viewer: Viewer = { session, person: session.person, scope: await scopeOf(web, session.person), csrf };
     const result = await handle(viewer, { body: request.body, params: request.params as Params, request, reply });
-    if ('title' in result && 'body' in result) return sendPersonalPage(web, reply, session, csrf, result.title, result.body, section);
-    return result;
+    // A redirect was sent already (fastify's send() may answer undefined once the reply is on its way).
+    if (reply.sent || !('title' in result)) return reply;
+    return sendPersonalPage(web, reply, session, csrf, result.title, result.body, section);
   });
 }

@@ -6,7 +6,7 @@
  * /events/:id/enabled, /events/:id/delete — which asks first, and deletes when confirmed). An endpoint from the
  * organization file changes only with the file: a POST about it is answered 409.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { VNode } from 'preact';
 import { z } from 'zod';
 import { isAppError } from '../../platform/errors.js';
@@ -28,15 +28,11 @@ import {
   type EndpointRecord,
 } from '../events/endpoints.js';
 import { sendTestEvent } from '../events/webhooks.js';
-import type { Person } from '../people/records.js';
-import { consolePage, type ConsolePage } from './console.js';
-import { checkCsrfToken, issueCsrfToken } from './csrf.js';
+import { anyoneSignedIn, consolePage, consolePost, type ConsolePage, type Viewer } from './console.js';
 import { noQuery } from './operations.js';
 import { Badge, ConfirmPage, Time, notFound, optionalField } from './parts.js';
 import { FromFile } from './manage.js';
-import { formField, formFields, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
-import { signInUrl } from './return-to.js';
-import { currentSession } from './sessions.js';
+import { formField, formFields, type WebContext } from './respond.js';
 
 /** Deliveries shown per endpoint on the list, and on an endpoint's own page. */
 const LISTED_DELIVERIES = 3;
@@ -133,31 +129,14 @@ export function registerEventPages(app: FastifyInstance, web: WebContext): void 
   });
 }
 
-/**
- * `POST path` from a console form: a signed-in person (anyone else is sent to sign in), its CSRF token checked before
- * anything is read. `handle` answers with a page or a reply it sent itself (a redirect).
- */
+/** `POST path` from a console form (`consolePost`): owners and admins only, as the domain's functions check. */
 function formRoute(
   app: FastifyInstance,
   web: WebContext,
   path: string,
-  handle: (
-    viewer: { person: Person; csrf: string },
-    body: unknown,
-    reply: FastifyReply,
-    params: Record<string, string>,
-  ) => Promise<ConsolePage | FastifyReply>,
+  handle: (viewer: Viewer, body: unknown, reply: FastifyReply, params: Record<string, string>) => Promise<ConsolePage | FastifyReply>,
 ): void {
-  app.post(path, async (request: FastifyRequest, reply) => {
-    const session = await currentSession(web.ctx, request);
-    if (!session) return reply.redirect(signInUrl('/events'), 303);
-    if (!checkCsrfToken(web.ctx, web.csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
-    const csrf = issueCsrfToken(web.ctx, web.csrfKey, request, reply, session);
-    const result = await handle({ person: session.person, csrf }, request.body, reply, request.params as Record<string, string>);
-    // A redirect was sent already (fastify's send() may answer undefined once the reply is on its way).
-    if (reply.sent || !('title' in result)) return reply;
-    return sendPersonalPage(web, reply, session, csrf, result.title, result.body, '/events');
-  });
+  consolePost(app, web, path, anyoneSignedIn, (viewer, { body, reply, params }) => handle(viewer, body, reply, params));
 }
 
 async function endpointsList(web: WebContext, csrf: string, attempt?: { problem: string; entered: Entered }): Promise<VNode> {

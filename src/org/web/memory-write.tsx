@@ -14,7 +14,7 @@ import { MEMORY_KINDS, recordMemoryInput, type MemoryItem } from '../memory/reco
 import { getMemory } from '../memory/search.js';
 import { recordMemory } from '../memory/write.js';
 import type { Space } from '../spaces/records.js';
-import { consolePage, consolePost, type ConsolePage, type Viewer } from './console.js';
+import { anyoneSignedIn, consolePage, consolePost, type ConsolePage, type Viewer } from './console.js';
 import { FormProblems, handleForm } from './manage.js';
 import { formField, type WebContext } from './respond.js';
 import { notFound, optionalField, spaceNamer, visibleSpaces } from './parts.js';
@@ -88,8 +88,6 @@ function valuesOf(item: MemoryItem): Values {
 const newQuery = z.object({ space: optionalField(fieldId()) });
 const noQuery = z.object({});
 
-/** Anyone signed in may post: what they may write is the domain's to check (their own spaces). */
-const anyPerson = () => {};
 
 export function registerMemoryWriting(app: FastifyInstance, web: WebContext): void {
   const { db } = web.ctx;
@@ -126,7 +124,7 @@ export function registerMemoryWriting(app: FastifyInstance, web: WebContext): vo
     formPage({ viewer, values: { kind: 'fact', space_id: query.space ?? viewer.scope.spaceIds[0] ?? '' } }),
   );
 
-  consolePost(app, web, '/memory/new', anyPerson, async (viewer, { body, reply }) =>
+  consolePost(app, web, '/memory/new', anyoneSignedIn, async (viewer, { body, reply }) =>
     handleForm({ schema: memoryForm, body, labels: LABELS, reply, again: (problems) => formPage({ viewer, values: valuesFrom(body), problems }) }, async (input) => {
       const item = await save(viewer, input);
       return reply.redirect(`/memory/${item.id}`, 303);
@@ -139,7 +137,7 @@ export function registerMemoryWriting(app: FastifyInstance, web: WebContext): vo
     return formPage({ viewer, values: valuesOf(item), replacing: item });
   });
 
-  consolePost<{ id: string }>(app, web, '/memory/:id/new-version', anyPerson, async (viewer, { body, params, reply }) => {
+  consolePost<{ id: string }>(app, web, '/memory/:id/new-version', anyoneSignedIn, async (viewer, { body, params, reply }) => {
     const item = await replaceable(viewer, params.id);
     if (!item) return notFound(reply, 'current memory item in your spaces', { href: '/memory', name: 'memory' });
     // The new version stays in its item's space and replaces exactly the version this page showed.

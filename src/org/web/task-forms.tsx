@@ -14,7 +14,7 @@ import { orgErrors } from '../errors.js';
 import { listSpacesOfPerson, type Space } from '../spaces/records.js';
 import { cancelTask, createTask } from '../tasks/person.js';
 import { cancelTaskInput, createTaskInput, type TaskCaller, type TaskRecord } from '../tasks/records.js';
-import { consolePage, consolePost, type ConsolePage, type Viewer } from './console.js';
+import { anyoneSignedIn, consolePage, consolePost, type ConsolePage, type Viewer } from './console.js';
 import { FormProblems, handleForm } from './manage.js';
 import { noQuery } from './operations.js';
 import { formField, type WebContext } from './respond.js';
@@ -72,8 +72,6 @@ export function registerTaskForms(app: FastifyInstance, web: WebContext): void {
   // Tasks are kept in no process's memory (read-cache.ts), so nothing is announced; the transaction is the one an
   // MCP call's idempotency key gives: the task, its activity entry and the operation delivering it commit together.
   const writingTasks = <T,>(work: (tx: Tx) => Promise<T>) => writeOrg(web.ctx, [], work);
-  // Anyone signed in may post these forms: the domain keeps each person to their own spaces.
-  const anyone = () => {};
 
   async function formPage(viewer: Viewer, values: Values, problems: string[] = []): Promise<ConsolePage> {
     const [spaces, agents] = await Promise.all([listSpacesOfPerson(db, viewer.person.id), listReachableAgents(db)]);
@@ -86,7 +84,7 @@ export function registerTaskForms(app: FastifyInstance, web: WebContext): void {
     app,
     web,
     '/tasks',
-    anyone,
+    anyoneSignedIn,
     async (viewer, { body, reply }) =>
       handleForm({ schema: taskForm, body, labels: LABELS, reply, again: (problems) => formPage(viewer, valuesFrom(body), problems) }, async (input) => {
         const task = await writingTasks((tx) => createTask(web.ctx, tx, input, callerOf(viewer)));
@@ -98,7 +96,7 @@ export function registerTaskForms(app: FastifyInstance, web: WebContext): void {
     app,
     web,
     '/tasks/:id/cancel',
-    anyone,
+    anyoneSignedIn,
     async (viewer, { body, params, reply }) => {
       const parsed = cancelTaskInput.safeParse({ task_id: params.id, reason: formField(body, 'reason')?.trim() || undefined });
       if (!parsed.success) throw orgErrors.invalidRequest(`reason: ${parsed.error.issues[0].message}`);
