@@ -89,7 +89,7 @@ describe.each(engines)('the memory pages on %s', (engine) => {
     expect(page.text).toContain('2026-02-28 23:00:00 UTC');
     expect(page.text).toContain('2036-02-29 23:00:00 UTC');
     expect(page.text).toContain('Owner <small>(person)</small>');
-    expect(page.text).toMatch(/Through client<\/dt><dd>Owner laptop <small><code>atr_cl_[^<]+<\/code><\/small>/);
+    expect(page.text).toMatch(/Through client<\/dt><dd>the client Owner laptop \(client id atr_cl_[^)<]+\)<\/dd>/);
     const old = await bea.get(`/memory/${c.memory.firstVersion}`);
     expect(old.text).toContain(`This version was replaced. The current version is <a href="/memory/${c.memory.currentVersion}">`);
   });

@@ -14,6 +14,7 @@ import { namesOfClients } from '../agents/records.js';
 import { namesOfPeople } from '../people/directory.js';
 import type { Space } from '../spaces/records.js';
 import { consolePage } from './console.js';
+import { theClient } from './format.js';
 import { AnySelect, Body, cursorField, optionalField, Pager, pageHref, spaceNamer, Time, visibleSpaces } from './parts.js';
 import type { WebContext } from './respond.js';
 
@@ -185,9 +186,11 @@ function Version({ version, number, viewed, names }: { version: MemoryItem; numb
         <dt>Through client</dt>
         <dd>
           {provenance.client_id ? (
-            <>
-              {names.clients.get(provenance.client_id) ?? 'a client no longer connected'} <small><code>{provenance.client_id}</code></small>
-            </>
+            names.clients.has(provenance.client_id) ? (
+              theClient({ id: provenance.client_id, name: names.clients.get(provenance.client_id) ?? null })
+            ) : (
+              `a client no longer connected (client id ${provenance.client_id})`
+            )
           ) : provenance.recorded_by.type === 'person' ? (
             'none: recorded on the web'
           ) : (
