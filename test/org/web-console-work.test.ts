@@ -140,6 +140,10 @@ rules:
       expect(page.text).toContain('<span class="badge succeeded">succeeded</span>');
       expect(page.text).toContain(`href="/capabilities/${ids.notify_team}">notify_team</a>`);
       expect(page.text).toContain(`href="/agents/${ids.scribe}">Scribe</a>`);
+      // The Kind column says what each capability operation is about, as the home does.
+      expect(page.text).toContain('<td data-label="Kind">capability<small>: Notify the team</small></td>');
+      expect(page.text).toContain('<td data-label="Kind">capability<small>: Wire money</small></td>');
+      expect(page.text).toContain('<td data-label="Kind">message</td>');
     });
 
     it('shows a member only the operations of their spaces and their own', async () => {

@@ -96,6 +96,8 @@ describe.each(engines)('creating and cancelling tasks on the console on %s', (en
     const page = await owner.get(`/tasks/${id}`);
     expect(page.text).toContain(`<dt>Assigned to</dt><dd><a href="/agents/${scribe}">Scribe</a></dd>`);
     expect(page.text).toContain(`<a href="/operations/${operation.id}">${operation.id}</a>`);
+    // The operations list says which task its run is about.
+    expect((await owner.get('/operations?kind=task')).text).toContain('<td data-label="Kind">task<small>: Draft the newsletter</small></td>');
   });
 
   it('creates a task scheduled once at a local time, or repeatedly by cron, in the zone given', async () => {

@@ -30,6 +30,8 @@ export interface OperationCursor {
 export interface OperationListRow {
   id: string;
   kind: OperationKind;
+  /** What it is about (overview.ts `aboutOperation`): its capability's name or its task's title. */
+  about: string | null;
   status: OperationStatus;
   agent: { id: string; name: string } | null;
   /** For capability operations. */
@@ -75,6 +77,7 @@ export async function listOperations(
     .select({
       id: operations.id,
       kind: operations.kind,
+      about: aboutOperation,
       status: operations.status,
       agentId: operations.agentId,
       agentName: agents.name,
@@ -98,6 +101,7 @@ export async function listOperations(
     (row): OperationListRow => ({
       id: row.id,
       kind: row.kind,
+      about: row.about,
       status: row.status,
       agent: row.agentId && row.agentName !== null ? { id: row.agentId, name: row.agentName } : null,
       capability: row.capabilityId && row.capabilityKey !== null ? { id: row.capabilityId, key: row.capabilityKey } : null,

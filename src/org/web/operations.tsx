@@ -241,7 +241,10 @@ export function OperationTable({ rows, caption, without }: { rows: OperationList
             <td data-label="Status">
               <Badge value={row.status} />
             </td>
-            <td data-label="Kind">{row.kind}</td>
+            <td data-label="Kind">
+              {row.kind}
+              {row.about !== null ? <small>: {row.about}</small> : null}
+            </td>
             {without === 'agent' ? null : <td data-label="Agent">{row.agent ? <a href={`/agents/${row.agent.id}`}>{row.agent.name}</a> : '—'}</td>}
             <td data-label="Capability">{row.capability ? <a href={`/capabilities/${row.capability.id}`}>{row.capability.key}</a> : '—'}</td>
             <td data-label="Space">{row.space?.name ?? '—'}</td>
