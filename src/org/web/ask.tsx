@@ -12,11 +12,11 @@ import { askInput, startAsk } from '../assistant/ask.js';
 import { writeOrg } from '../changes.js';
 import { id as fieldId } from '../fields.js';
 import { awaitOperation, findOperation, runStartedHere, startingHere, toOperationRecord, type OperationRecord } from '../operations/operations.js';
-import type { Space } from '../spaces/records.js';
+import { listSpacesOfPerson, type Space } from '../spaces/records.js';
 import { anyoneSignedIn, consolePage, consolePost, type ConsolePage, type Viewer } from './console.js';
 import { FormProblems, handleForm } from './manage.js';
 import { formField, type WebContext } from './respond.js';
-import { Body, notFound, optionalField, spaceNamer, Time, visibleSpaces } from './parts.js';
+import { Body, notFound, optionalField, spaceNamer, SpaceSelect, Time, visibleSpaces } from './parts.js';
 
 /** How long the page waits for the answer before showing that it is still coming. */
 const WAIT_SECONDS = 8;
@@ -36,12 +36,8 @@ const askQuery = z.object({ space: optionalField(fieldId()) });
 export function registerAskPages(app: FastifyInstance, web: WebContext): void {
   const { ctx } = web;
 
-  async function ownSpaces(viewer: Viewer): Promise<Space[]> {
-    return (await visibleSpaces(ctx.db, viewer.scope)).filter((space) => viewer.scope.spaceIds.includes(space.id));
-  }
-
   async function formPage(viewer: Viewer, values: { question?: string; space_id?: string }, problems: string[] = []): Promise<ConsolePage> {
-    return { title: 'Ask the assistant', body: <AskForm csrf={viewer.csrf} values={values} problems={problems} spaces={await ownSpaces(viewer)} /> };
+    return { title: 'Ask the assistant', body: <AskForm csrf={viewer.csrf} values={values} problems={problems} spaces={await listSpacesOfPerson(ctx.db, viewer.person.id)} /> };
   }
 
   consolePage(app, web, '/ask', askQuery, (viewer, { query }) => formPage(viewer, { space_id: query.space }));
@@ -94,14 +90,7 @@ function AskForm({ csrf, values, problems, spaces }: { csrf: string; values: { q
             {values.question ?? ''}
           </textarea>
           <label for="ask-space">Answer from</label>
-          <select id="ask-space" name="space_id">
-            <option value="">All your spaces</option>
-            {spaces.map((space) => (
-              <option key={space.id} value={space.id} selected={values.space_id === space.id}>
-                {space.name}
-              </option>
-            ))}
-          </select>
+          <SpaceSelect id="ask-space" spaces={spaces} value={values.space_id} none="All your spaces" />
           <div class="actions">
             <button type="submit">Ask</button>
           </div>

@@ -13,11 +13,11 @@ import { writeOrg } from '../changes.js';
 import { MEMORY_KINDS, recordMemoryInput, type MemoryItem } from '../memory/records.js';
 import { getMemory } from '../memory/search.js';
 import { recordMemory } from '../memory/write.js';
-import type { Space } from '../spaces/records.js';
+import { listSpacesOfPerson, type Space } from '../spaces/records.js';
 import { anyoneSignedIn, consolePage, consolePost, type ConsolePage, type Viewer } from './console.js';
 import { FormProblems, handleForm } from './manage.js';
 import { formField, type WebContext } from './respond.js';
-import { notFound, optionalField, spaceNamer, visibleSpaces } from './parts.js';
+import { notFound, optionalField, spaceNamer, SpaceSelect } from './parts.js';
 import { id as fieldId } from '../fields.js';
 
 /** The form's fields as people read them, for its problems (the paths of `recordMemoryInput`). */
@@ -92,11 +92,6 @@ const noQuery = z.object({});
 export function registerMemoryWriting(app: FastifyInstance, web: WebContext): void {
   const { db } = web.ctx;
 
-  /** The spaces the viewer records in: their own, in the order the console lists spaces. */
-  async function ownSpaces(viewer: Viewer): Promise<Space[]> {
-    return (await visibleSpaces(db, viewer.scope)).filter((space) => viewer.scope.spaceIds.includes(space.id));
-  }
-
   /** The current version the viewer may replace, or nothing (unknown, outside their spaces, or replaced already). */
   async function replaceable(viewer: Viewer, id: string) {
     if (id.length > 200) return undefined;
@@ -110,7 +105,7 @@ export function registerMemoryWriting(app: FastifyInstance, web: WebContext): vo
   }
 
   async function formPage(input: { viewer: Viewer; values: Values; problems?: string[]; replacing?: MemoryItem }): Promise<ConsolePage> {
-    const spaces = await ownSpaces(input.viewer);
+    const spaces = await listSpacesOfPerson(db, input.viewer.person.id);
     const title = input.replacing ? `New version of “${input.replacing.title}”` : 'Record memory';
     return { title, body: <MemoryForm {...input} csrf={input.viewer.csrf} title={title} spaces={spaces} /> };
   }
@@ -197,13 +192,7 @@ function MemoryForm({
           ) : (
             <>
               <label for="memory-space">Space</label>
-              <select id="memory-space" name="space_id" aria-describedby="memory-space-help">
-                {spaces.map((space) => (
-                  <option key={space.id} value={space.id} selected={values.space_id === space.id}>
-                    {space.name}
-                  </option>
-                ))}
-              </select>
+              <SpaceSelect id="memory-space" spaces={spaces} value={values.space_id} describedBy="memory-space-help" />
               <small id="memory-space-help">Who may read it: the people of that space and the agents working for them.</small>
             </>
           )}

@@ -1,6 +1,6 @@
 /**
  * Pieces the console's pages share: the spaces a viewer may see, query-string fields that treat an empty form
- * field as absent, a filter's select with "Any", times people read, status badges, JSON shown bounded, the links to
+ * field as absent, a filter's select with "Any", the select of a form's space, times people read, status badges, JSON shown bounded, the links to
  * the next page of a keyset list, the not-found answer, the link from an activity entry to what it is about, and the
  * page that asks before something is removed for good.
  */
@@ -154,6 +154,35 @@ export function AnySelect({
         ))}
       </select>
     </label>
+  );
+}
+
+/**
+ * The space a console form places its work in, as `space_id`: one of the person's own spaces, the chosen one selected
+ * (`none` adds a first choice of no one space, as asking from all of them).
+ */
+export function SpaceSelect({
+  id: fieldId,
+  spaces,
+  value,
+  none,
+  describedBy,
+}: {
+  id: string;
+  spaces: readonly Space[];
+  value: string | undefined;
+  none?: string;
+  describedBy?: string;
+}): VNode {
+  return (
+    <select id={fieldId} name="space_id" aria-describedby={describedBy}>
+      {none === undefined ? null : <option value="">{none}</option>}
+      {spaces.map((space) => (
+        <option key={space.id} value={space.id} selected={value === space.id}>
+          {space.name}
+        </option>
+      ))}
+    </select>
   );
 }
 

@@ -18,6 +18,7 @@ import { anyoneSignedIn, consolePage, consolePost, type ConsolePage, type Viewer
 import { FormProblems, handleForm } from './manage.js';
 import { noQuery } from './operations.js';
 import { formField, type WebContext } from './respond.js';
+import { SpaceSelect } from './parts.js';
 
 /** The form's fields as people read them, by the domain's argument names its problems carry. */
 const LABELS: Record<string, string> = {
@@ -150,13 +151,7 @@ function TaskForm({ csrf, values, problems, spaces, agents }: { csrf: string; va
         <FormProblems problems={problems} />
         <input type="hidden" name="csrf" value={csrf} />
         <label for="task-space">Space</label>
-        <select id="task-space" name="space_id" aria-describedby="task-space-help">
-          {spaces.map((space) => (
-            <option key={space.id} value={space.id} selected={values.space_id === space.id}>
-              {space.name}
-            </option>
-          ))}
-        </select>
+        <SpaceSelect id="task-space" spaces={spaces} value={values.space_id} describedBy="task-space-help" />
         <small id="task-space-help">One of your spaces: the people in it see the task.</small>
         <label for="task-title">Title</label>
         <input id="task-title" name="title" value={values.title ?? ''} required maxLength={200} />
