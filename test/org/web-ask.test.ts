@@ -1,11 +1,11 @@
 /**
  * /ask: a person asks the organization's assistant from the console, through the `ask` operation a client starts,
- * answered from their own spaces with citations that lead to the items; only the asker sees the answer; a refused
- * question starts nothing.
+ * answered from their own spaces with citations that lead to the items; only the asker sees the answer and their earlier
+ * questions; a refused question starts nothing.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BEA, CY, startConsoleOrg, type ConsoleOrg } from '../helpers/console-org.js';
+import { BEA, CY, DEE, startConsoleOrg, type ConsoleOrg } from '../helpers/console-org.js';
 import { engines } from '../helpers/databases.js';
 import { checkPage, chromiumForTests, pageChecksTimeout } from '../helpers/page-check.js';
 import type { Browserless } from '../helpers/web-client.js';
@@ -81,6 +81,50 @@ describe.each(engines)('asking the assistant on the console on %s', (engine) => 
     expect(await countAsks()).toBe(before);
   });
 
+  it('lists the person’s own earlier questions under the form, newest first, each linked to its answer, paged', async () => {
+    const mine: string[] = [];
+    for (let n = 1; n <= 11; n++) {
+      const answer = await ask(bea, { question: `Question number ${n} about the zebra plan?` });
+      mine.push(answer.headers.get('location') ?? '');
+    }
+    const theirs = await ask(cy, { question: 'What does Cy alone ask?' });
+    const page = await bea.get('/ask');
+    const listed = [...page.text.matchAll(/<a href="(\/ask\/op_[^"]+)">([^<]+)<\/a>/g)].map((match) => [match[1], match[2]]);
+    expect(listed).toHaveLength(10);
+    expect(listed.slice(0, 3)).toEqual([11, 10, 9].map((n) => [mine[n - 1], `Question number ${n} about the zebra plan?`]));
+    expect(page.text).not.toContain('What does Cy alone ask?');
+    expect(page.text).not.toContain(theirs.headers.get('location'));
+    const older = /<a href="(\/ask\?before=[^"]+)"[^>]*>Older questions<\/a>/.exec(page.text)?.[1];
+    expect(older).toBeDefined();
+    const next = await bea.get(older!.replaceAll('&amp;', '&'));
+    expect(next.status).toBe(200);
+    expect(next.text).toContain('<h2 id="earlier-questions">Older questions</h2>');
+    expect(next.text).toContain(`<a href="${mine[0]}">Question number 1 about the zebra plan?</a>`);
+    expect(next.text).not.toContain('Question number 2 about');
+    // A stranger's first visit: none yet.
+    const dee = await c.signIn(DEE);
+    expect((await dee.get('/ask')).text).toContain('None yet: what you ask is kept here with its answer.');
+  });
+
+  it('names a question on the operations list, cut to a line, and links its operation to the answer for the asker alone', async () => {
+    const long = `What is the zebra plan ${'and then some more words '.repeat(8)}in the end?`;
+    expect(long.length).toBeGreaterThan(120);
+    const path = (await ask(bea, { question: long })).headers.get('location') ?? '';
+    const id = path.slice('/ask/'.length);
+    const cut = `${long.slice(0, 119)}…`;
+    const list = await bea.get('/operations?kind=ask');
+    expect(list.text).toContain(`<small>: ${cut}</small>`);
+    const operation = await bea.get(`/operations/${id}`);
+    expect(operation.text).toContain(`ask operation: ${cut}`);
+    expect(operation.text).toContain(`<a href="/ask/${id}">The assistant’s answer</a>`);
+    // An admin sees the operation, not a link to an answer only its asker may open.
+    const dee = await c.signIn(DEE);
+    const seen = await dee.get(`/operations/${id}`);
+    expect(seen.status).toBe(200);
+    expect(seen.text).toContain(`ask operation: ${cut}`);
+    expect(seen.text).not.toContain(`href="/ask/${id}"`);
+  });
+
   it('is linked from the header', async () => {
     expect((await bea.get('/')).text).toContain('<a href="/ask">Ask</a>');
   });
@@ -93,7 +137,7 @@ describe.each(engines)('asking the assistant on the console on %s', (engine) => 
       await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Ask', exact: true }).click();
       const suffix = engine === 'pglite' ? '' : `-${engine}`;
       await checkPage(page, page.url(), `ask${suffix}`);
-      await page.getByLabel('Question').fill('When does the release train leave?');
+      await page.getByRole('textbox', { name: 'Question' }).fill('When does the release train leave?');
       await page.getByRole('button', { name: 'Ask', exact: true }).click();
       await page.waitForURL(/\/ask\/op_/);
       await expect(page.getByRole('link', { name: 'Release train leaves on Wednesdays' }).count()).resolves.toBe(1);

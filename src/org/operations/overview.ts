@@ -38,13 +38,19 @@ export const capabilityIdOf = sql<string | null>`(${operations.input} ->> 'capab
 /** The task a task operation runs, as its stored input names it. */
 const taskIdOf = sql<string | null>`(${operations.input} ->> 'task_id')`;
 
+/** How much of a question names its ask: a list's line, not the question (up to 2,000 characters) whole. */
+const QUESTION_SHOWN = 120;
+
 /**
- * What an operation is about: its capability's name or its task's title. Subqueries rather than joins, read only for
- * the rows shown: a join of each would cost the planner more than the page's whole read (0.75 against 0.47 ms).
+ * What an operation is about: its capability's name, its task's title, or its question (cut to a line). Subqueries
+ * rather than joins, read only for the rows shown: a join of each would cost the planner more than the page's whole
+ * read (0.75 against 0.47 ms).
  */
 export const aboutOperation = sql<string | null>`CASE ${operations.kind}
   WHEN 'capability' THEN (SELECT ${capabilities.name} FROM ${capabilities} WHERE ${capabilities.id} = ${capabilityIdOf})
-  WHEN 'task' THEN (SELECT ${tasks.title} FROM ${tasks} WHERE ${tasks.id} = ${taskIdOf}) END`;
+  WHEN 'task' THEN (SELECT ${tasks.title} FROM ${tasks} WHERE ${tasks.id} = ${taskIdOf})
+  WHEN 'ask' THEN (SELECT CASE WHEN length(q) > ${sql.raw(String(QUESTION_SHOWN))} THEN left(q, ${sql.raw(String(QUESTION_SHOWN - 1))}) || '…' ELSE q END
+    FROM (SELECT ${operations.input} ->> 'question' AS q) AS asked) END`;
 
 const ACTIVE = ['queued', 'running', 'paused'] as const;
 

@@ -11,12 +11,14 @@ import { askResult, type AskResult } from '../assistant/answer.js';
 import { askInput, startAsk } from '../assistant/ask.js';
 import { writeOrg } from '../changes.js';
 import { id as fieldId } from '../fields.js';
+import { listOperations, type OperationCursor, type OperationListRow } from '../operations/list.js';
 import { awaitOperation, findOperation, runStartedHere, startingHere, toOperationRecord, type OperationRecord } from '../operations/operations.js';
 import { listSpacesOfPerson, type Space } from '../spaces/records.js';
 import { anyoneSignedIn, consolePage, consolePost, type ConsolePage, type Viewer } from './console.js';
 import { FormProblems, handleForm } from './manage.js';
 import { formField, type WebContext } from './respond.js';
-import { Body, notFound, optionalField, spaceNamer, SpaceSelect, Time, visibleSpaces } from './parts.js';
+import { Badge, Body, notFound, OlderLink, optionalField, pageHref, spaceNamer, SpaceSelect, Time, visibleSpaces } from './parts.js';
+import { cursorText, operationCursor } from './operations.js';
 
 /** How long the page waits for the answer before showing that it is still coming. */
 const WAIT_SECONDS = 8;
@@ -30,17 +32,34 @@ const askForm = z.preprocess((body) => {
 }, askInput);
 
 const noQuery = z.object({});
-const askQuery = z.object({ space: optionalField(fieldId()) });
+const askQuery = z.object({ space: optionalField(fieldId()), before: optionalField(operationCursor) });
 
+/** Earlier questions listed under the form, newest first. */
+const EARLIER = 10;
 
 export function registerAskPages(app: FastifyInstance, web: WebContext): void {
   const { ctx } = web;
 
-  async function formPage(viewer: Viewer, values: { question?: string; space_id?: string }, problems: string[] = []): Promise<ConsolePage> {
-    return { title: 'Ask the assistant', body: <AskForm csrf={viewer.csrf} values={values} problems={problems} spaces={await listSpacesOfPerson(ctx.db, viewer.person.id)} /> };
+  async function formPage(viewer: Viewer, values: { question?: string; space_id?: string }, problems: string[] = [], before?: OperationCursor): Promise<ConsolePage> {
+    // The person's own questions only, an owner's too: what others asked is on /operations for those who may see it.
+    const own = { all: false, personId: viewer.person.id, spaceIds: [] };
+    const [spaces, earlier] = await Promise.all([
+      listSpacesOfPerson(ctx.db, viewer.person.id),
+      listOperations(ctx.db, own, { kind: 'ask' }, { limit: EARLIER, before }),
+    ]);
+    const older = earlier.next ? pageHref('/ask', { space: values.space_id, before: cursorText(earlier.next) }) : null;
+    return {
+      title: 'Ask the assistant',
+      body: (
+        <>
+          <AskForm csrf={viewer.csrf} values={values} problems={problems} spaces={spaces} />
+          <EarlierQuestions rows={earlier.rows} older={older} paged={before !== undefined} />
+        </>
+      ),
+    };
   }
 
-  consolePage(app, web, '/ask', askQuery, (viewer, { query }) => formPage(viewer, { space_id: query.space }));
+  consolePage(app, web, '/ask', askQuery, (viewer, { query }) => formPage(viewer, { space_id: query.space }, [], query.before));
 
   consolePost(app, web, '/ask', anyoneSignedIn, async (viewer, { body, reply }) =>
     handleForm(
@@ -97,6 +116,28 @@ function AskForm({ csrf, values, problems, spaces }: { csrf: string; values: { q
         </form>
       )}
     </>
+  );
+}
+
+function EarlierQuestions({ rows, older, paged }: { rows: OperationListRow[]; older: string | null; paged: boolean }): VNode {
+  return (
+    <section aria-labelledby="earlier-questions">
+      <h2 id="earlier-questions">{paged ? 'Older questions' : 'Your earlier questions'}</h2>
+      {rows.length === 0 ? (
+        <p>{paged ? 'No older questions.' : 'None yet: what you ask is kept here with its answer.'}</p>
+      ) : (
+        <ul>
+          {rows.map((row) => (
+            <li key={row.id}>
+              <a href={`/ask/${row.id}`}>{row.about ?? row.id}</a> <Badge value={row.status} /> <small>
+                from {row.space ? row.space.name : 'all your spaces'}, <Time value={row.createdAt} />
+              </small>
+            </li>
+          ))}
+        </ul>
+      )}
+      <OlderLink next={older} label="Older questions" />
+    </section>
   );
 }
 

@@ -29,7 +29,7 @@ const MAX_OPTIONS = 100;
 const MAX_ENTRIES = 100;
 
 /** `<created_at ISO>|<id>` of the last row shown: the "Older" link's cursor. */
-const cursor = z
+export const operationCursor = z
   .string()
   .max(300)
   .transform((value, issue): OperationCursor => {
@@ -49,8 +49,10 @@ const listQuery = z.object({
   agent: optionalId(),
   capability: optionalId(),
   space: optionalId(),
-  before: optionalField(cursor),
+  before: optionalField(operationCursor),
 });
+
+export const cursorText = (next: OperationCursor): string => `${next.createdAt}|${next.id}`;
 
 /** A page of one record takes no query. */
 export const noQuery = z.object({});
@@ -71,7 +73,7 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
       scope.all ? listAllSpaces(db, MAX_OPTIONS) : listSpacesOfPerson(db, person.id),
     ]);
     const filters = { status: query.status, kind: query.kind, agent: query.agent, capability: query.capability, space: query.space };
-    const next = page.next ? pageHref('/operations', { ...filters, before: `${page.next.createdAt}|${page.next.id}` }) : null;
+    const next = page.next ? pageHref('/operations', { ...filters, before: cursorText(page.next) }) : null;
     return {
       title: 'Operations',
       body: (
@@ -92,7 +94,7 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
     };
   });
 
-  consolePage<typeof noQuery, { id: string }>(app, web, '/operations/:id', noQuery, async ({ scope }, { params, reply }) => {
+  consolePage<typeof noQuery, { id: string }>(app, web, '/operations/:id', noQuery, async ({ scope, person }, { params, reply }) => {
     const found = await findOperationInScope(db, scope, params.id);
     if (!found) return notFound(reply, 'operation', { href: '/operations', name: 'operations' });
     const operation = found.operation;
@@ -136,6 +138,14 @@ export function registerOperationPages(app: FastifyInstance, web: WebContext): v
                 <dt>Task</dt>
                 <dd>
                   <a href={`/tasks/${encodeURIComponent((operation.input as { task_id: string }).task_id)}`}>{about}</a>
+                </dd>
+              </>
+            ) : null}
+            {operation.kind === 'ask' && operation.personId === person.id ? (
+              <>
+                <dt>Answer</dt>
+                <dd>
+                  <a href={`/ask/${operation.id}`}>The assistant’s answer</a>
                 </dd>
               </>
             ) : null}
