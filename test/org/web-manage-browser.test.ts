@@ -80,6 +80,14 @@ describe.each(engines)('the management pages in a browser on %s', (engine) => {
       },
     ],
     [
+      'rename-open',
+      async (page) => {
+        await page.goto(`${m.org.url}/people`);
+        await page.getByText('Rename', { exact: true }).and(page.getByLabel('Rename Kim Longname')).click();
+        await page.getByLabel('New name for Kim Longname').waitFor();
+      },
+    ],
+    [
       'remove-confirm',
       async (page) => {
         await page.goto(`${m.org.url}/people`);

@@ -40,7 +40,8 @@ describe.each(engines)('a member and the management forms on %s', (engine) => {
     const db = m.org.service.database;
     const count = async () =>
       db.rows(sql`SELECT (SELECT count(*)::int FROM invitations) AS invitations, (SELECT count(*)::int FROM spaces) AS spaces,
-        (SELECT count(*)::int FROM standing_rules) AS rules, (SELECT count(*)::int FROM org_activity WHERE kind LIKE 'rule.%' OR kind LIKE 'space.%' OR kind = 'person.role_changed') AS changes`);
+        (SELECT count(*)::int FROM standing_rules) AS rules, (SELECT count(*)::int FROM org_activity WHERE kind LIKE 'rule.%' OR kind LIKE 'space.%' OR kind IN ('person.role_changed', 'person.renamed')) AS changes,
+        (SELECT string_agg(name, ',' ORDER BY id) FROM people) AS names`);
     const before = await count();
     const csrf = await csrfOf(member);
     const rule = { name: 'Sneaky', then: 'allow', mode: 'enforce', capability: 'notify_team' };
@@ -49,6 +50,7 @@ describe.each(engines)('a member and the management forms on %s', (engine) => {
       ['/people/invite', { email: 'not an email' }],
       ['/people/invitations/withdraw', { invitation_id: 'inv_x' }],
       ['/people/role', { person_id: ownerId, role: 'member' }],
+      ['/people/name', { person_id: ownerId, name: 'Renamed by a member' }],
       ['/people/remove', { person_id: ownerId, confirm: 'yes' }],
       ['/people/spaces', { key: 'mine', name: 'Mine' }],
       ['/people/spaces/rename', { space_id: m.spaces.general, name: 'Renamed' }],

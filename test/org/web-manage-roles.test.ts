@@ -1,5 +1,5 @@
 /**
- * Roles from the console (issue 20 item 1): an owner gives any role; an admin gives admin or member but never makes,
+ * Roles and names from the console (issue 20 item 1): an owner gives any role and corrects anyone's name; an admin gives admin or member but never makes,
  * changes or removes an owner; the organization always keeps an owner; a person the organization file declares is
  * changed only there (409 naming the file, and no controls on the page).
  */
@@ -70,6 +70,40 @@ describe.each(engines)('roles on %s', (engine) => {
     expect(back.status).toBe(303);
   });
 
+  it('lets an owner or admin correct another person’s name, recorded, refusing a bad name and an admin renaming an owner', async () => {
+    const rename = async (by: ManageOrg['owner'], personId: string, name: string) =>
+      by.post('/people/name', { csrf: await csrfOf(by), person_id: personId, name });
+    const nameOf = async (personId: string) =>
+      (await m.org.service.database.rows<{ name: string }>(sql`SELECT name FROM people WHERE id = ${personId}`))[0].name;
+    const nia = await m.addPerson({ email: 'nia@example.com', name: 'Nia Typo' });
+    const page = await m.owner.get('/people');
+    expect(page.text).toContain(`<label for="name-${nia.id}">New name for Nia Typo</label>`);
+    const done = await rename(m.owner, nia.id, '  Nia Tapo ');
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe('/people?done=renamed');
+    expect((await m.owner.get('/people?done=renamed')).text).toContain('The name was changed.');
+    expect(await nameOf(nia.id)).toBe('Nia Tapo');
+    const entries = await m.activity('person.renamed');
+    expect(entries.at(-1)).toMatchObject({ person_id: ownerId, subject: nia.id, summary: 'changed the name of “Nia Typo” to “Nia Tapo”', details: { from: 'Nia Typo', to: 'Nia Tapo' } });
+    // Nia's own pages read the new name at once.
+    expect((await nia.browser.get('/account')).text).toContain('value="Nia Tapo"');
+
+    for (const bad of ['', 'x'.repeat(201), 'Nia\u202Eevil', 'two\nlines']) {
+      const refused = await rename(m.owner, nia.id, bad);
+      expect(refused.status, JSON.stringify(bad)).toBe(400);
+    }
+    const admin = await m.addPerson({ email: 'abe@example.com', name: 'Abe Admin' });
+    expect((await role(m.owner, admin.id, 'admin')).status).toBe(303);
+    expect((await rename(admin.browser, nia.id, 'Nia by Abe')).status).toBe(303);
+    const owners = await m.org.service.database.rows<{ id: string }>(sql`SELECT id FROM people WHERE role = 'owner' AND status = 'active'`);
+    const forOwner = await rename(admin.browser, owners[0].id, 'Renamed owner');
+    expect(forOwner.status).toBe(403);
+    expect(await nameOf(owners[0].id)).not.toBe('Renamed owner');
+    expect((await rename(m.owner, 'per_doesnotexist', 'Nobody')).status).toBe(404);
+    expect(await nameOf(nia.id)).toBe('Nia by Abe');
+    expect(await m.activity('person.renamed')).toHaveLength(entries.length + 1);
+  });
+
   it("refuses to change a person the organization file declares, and shows no controls for them", async () => {
     const fay = await m.addPerson({ email: 'fay@example.com', name: 'Fay File' });
     await m.org.service.database.rows(sql`UPDATE people SET managed_by = 'file' WHERE id = ${fay.id}`);
@@ -78,10 +112,13 @@ describe.each(engines)('roles on %s', (engine) => {
     expect(changed.text).toContain('Fay File is managed by the organization file (org.yaml): change it there and apply the file again (npx atrium org apply)');
     const removed = await m.owner.post('/people/remove', { csrf: await csrfOf(m.owner), person_id: fay.id, confirm: 'yes' });
     expect(removed.status).toBe(409);
+    const renamed = await m.owner.post('/people/name', { csrf: await csrfOf(m.owner), person_id: fay.id, name: 'Fay Other' });
+    expect(renamed.status).toBe(409);
     const page = await m.owner.get('/people');
     const row = page.text.slice(page.text.indexOf('Fay File'), page.text.indexOf('</tr>', page.text.indexOf('Fay File')));
     expect(row).toContain('from org.yaml');
     expect(row).not.toContain('Change role');
+    expect(row).not.toContain('Rename');
     expect(await roleOf(fay.id)).toBe('member');
   });
 });

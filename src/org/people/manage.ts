@@ -1,5 +1,5 @@
 /**
- * Owners and admins change who belongs (DESIGN 4.6, issue 20 item 1): a person's role, and removing a person.
+ * Owners and admins change who belongs (DESIGN 4.6, issue 20 item 1): a person's role and name, and removing a person.
  * Access rules as data (`ROLES_GIVEN_BY`): an owner gives any role; an admin gives admin or member and never makes,
  * unmakes or removes an owner, so an admin cannot take the organization over. The organization always keeps one
  * active owner. A person the organization file declares is changed only in the file.
@@ -14,7 +14,7 @@ import { recordActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { id } from '../fields.js';
 import { people, spaceMembers, webSessions } from '../schema.js';
-import { isManager, type Person, type Role } from './records.js';
+import { isManager, personName, type Person, type Role } from './records.js';
 
 export const ROLES = ['owner', 'admin', 'member'] as const satisfies readonly Role[];
 
@@ -42,6 +42,7 @@ function article(role: Role): string {
 
 export const changeRoleInput = z.object({ person_id: id(), role: z.enum(ROLES) });
 export const removePersonInput = z.object({ person_id: id() });
+export const renameOtherInput = z.object({ person_id: id(), name: personName });
 
 interface Target {
   id: string;
@@ -92,6 +93,26 @@ export async function changeRole(db: Queryable, actor: Person, input: z.infer<ty
       personId: actor.id,
       subject: target.id,
       details: { from: target.role, to: input.role },
+    });
+  });
+}
+
+/**
+ * An owner or admin corrects the name another person is known by (as each person may on /account): the same rule
+ * (`personName`), never an owner's by an admin, never a name the organization file gives.
+ */
+export async function renameOther(db: Queryable, actor: Person, input: z.infer<typeof renameOtherInput>): Promise<void> {
+  await inTransaction(db, async (tx) => {
+    const target = await lockTarget(tx, input.person_id);
+    assertMayGive(actor, target.role);
+    if (target.name === input.name) return;
+    await tx.update(people).set({ name: input.name, updatedAt: sql`now()` }).where(eq(people.id, target.id));
+    await recordActivity(tx, {
+      kind: 'person.renamed',
+      summary: `changed the name of “${target.name}” to “${input.name}”`,
+      personId: actor.id,
+      subject: target.id,
+      details: { from: target.name, to: input.name },
     });
   });
 }

@@ -1,6 +1,6 @@
 /**
  * What owners and admins do on /people (DESIGN 4.6, issue 20 item 1): invite a person by a one-time link (shown once,
- * here), withdraw a waiting invitation, change a role, remove a person (after a confirmation), and create, rename
+ * here), withdraw a waiting invitation, change a role or a name, remove a person (after a confirmation), and create, rename
  * and fill spaces. The forms are drawn by people.tsx for owners and admins only; every POST goes through
  * `managementPost`, so anyone else is refused with 403 whatever they send. Records the organization file declares
  * carry the "from org.yaml" badge and no controls.
@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { DirectoryPerson } from '../people/directory.js';
 import { queueInvitationEmail } from '../notifications/invitations.js';
 import { INVITATION_DAYS, invitationLink, invitePerson, inviteInput, withdrawInvitation, withdrawInvitationInput, type PendingInvitation } from '../people/invitations.js';
-import { changeRole, changeRoleInput, removePerson, removePersonInput, ROLES_GIVEN_BY } from '../people/manage.js';
+import { changeRole, changeRoleInput, removePerson, removePersonInput, renameOther, renameOtherInput, ROLES_GIVEN_BY } from '../people/manage.js';
 import { getPerson, type Person, type Role } from '../people/records.js';
 import { addMember, createSpace, createSpaceInput, removeMember, renameSpace, renameSpaceInput, spaceMemberInput } from '../spaces/manage.js';
 import type { Space } from '../spaces/records.js';
@@ -26,6 +26,7 @@ import { formField, formFields, sendPersonalPage, type WebContext } from './resp
 /** The note /people shows after a change (`?done=`). */
 export const PEOPLE_DONE: Record<string, string> = {
   role: 'The role was changed.',
+  renamed: 'The name was changed.',
   removed: 'The person was removed: their sessions ended and their connected clients were disconnected.',
   withdrawn: 'The invitation was withdrawn: its link no longer works.',
   space_created: 'The space was created.',
@@ -71,6 +72,14 @@ export function registerPeopleManagement(app: FastifyInstance, web: WebContext):
     input: changeRoleInput,
     read: (body) => fields(body, 'person_id', 'role'),
     run: async (person, input) => (await changingDirectory((tx) => changeRole(tx, person, input)), '/people?done=role'),
+  });
+
+  managementPost(app, web, '/people/name', {
+    back: '/people',
+    input: renameOtherInput,
+    read: (body) => fields(body, 'person_id', 'name'),
+    // Names are read from memory by every process (service_context, sessions): the change is announced.
+    run: async (person, input) => (await changingDirectory((tx) => renameOther(tx, person, input)), '/people?done=renamed'),
   });
 
   managementPost(app, web, '/people/remove', {
@@ -195,6 +204,16 @@ export function PersonControls({ viewer, person, space, csrf }: { viewer: Person
           Change role
         </button>
       </form>
+      <details class="inline-form">
+        <summary aria-label={`Rename ${person.name}`}>Rename</summary>
+        <form method="post" action="/people/name">
+          <input type="hidden" name="csrf" value={csrf} />
+          <input type="hidden" name="person_id" value={person.id} />
+          <label for={`name-${person.id}`}>New name for {person.name}</label>
+          <input id={`name-${person.id}`} name="name" value={person.name} required maxLength={200} autocomplete="off" />
+          <button type="submit">Save name</button>
+        </form>
+      </details>
       {outOfSpace}
       <form method="post" action="/people/remove">
         <input type="hidden" name="csrf" value={csrf} />
