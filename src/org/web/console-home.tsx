@@ -122,7 +122,7 @@ export async function consoleHome(web: WebContext, viewer: Viewer): Promise<Comp
             <a href="/docs">MCP tools</a>: what an AI client connected to this organization can do
           </li>
           <li>
-            <a href="/account">Your account</a>: change your password
+            <a href="/account">Your account</a>: your name, password and email notifications
           </li>
         </ul>
       </section>
