@@ -75,6 +75,7 @@ const PAGES: Array<{ page: string; path: string; who: Array<'owner' | 'member'> 
   { page: 'tasks', path: '/tasks', who: ['owner', 'member'] },
   { page: 'task', path: '/tasks/$task', who: ['owner'] },
   { page: 'people', path: '/people', who: ['owner', 'member'] },
+  { page: 'ask (earlier questions)', path: '/ask', who: ['owner', 'member'] },
 ];
 
 function percentile(sorted: number[], p: number): number {

@@ -6,8 +6,8 @@
  *   target p99 < 20 ms;
  * - the content service with its read caches off (as bench:content's "no read cache" rows): `GET /blog?limit=20`
  *   authenticated and `GET /search` (what `search_content` runs) at 1,000,000 posts; target p99 < 20 ms;
- * - the console's lists, operations and activity, at 1,000,000 of each, as the owner and as a member (whose lists
- *   are narrowed to their spaces); target p99 < 50 ms.
+ * - the console's lists, operations and activity, at 1,000,000 of each, and a person's earlier questions on /ask, as
+ *   the owner and as a member (whose lists are narrowed to their spaces); target p99 < 50 ms.
  *
  * The data is loaded by INSERT … SELECT over generate_series (bench/lib/org-seed.ts, console-seed.ts,
  * post-seed.ts), each table's load time reported. Every request is a full round trip over HTTP to the service in
@@ -216,6 +216,7 @@ async function benchOrg(engine: Engine, postgresUrl: string | undefined, cases: 
         ['activity', '/activity', ['owner', 'member']],
         ['activity, one kind', '/activity?kind=decision', ['owner', 'member']],
         ['activity, older page', `/activity?before=${middle}`, ['owner', 'member']],
+        ['ask (earlier questions)', '/ask', ['owner', 'member']],
       ];
       for (const [name, pagePath, who] of pages) {
         for (const person of who) rows.push(await timeOneAtATime(engine, `console ${name} (${person})`, 50, () => (person === 'owner' ? owner : member)(pagePath)));

