@@ -1,8 +1,8 @@
 /**
  * Pieces the console's pages share: the spaces a viewer may see, query-string fields that treat an empty form
- * field as absent, a filter's select with "Any", the select of a form's space, times people read, status badges, JSON shown bounded, the links to
- * the next page of a keyset list, the not-found answer, the link from an activity entry to what it is about, and the
- * page that asks before something is removed for good.
+ * field as absent, a filter's select with "Any", the select of a form's space, times people read, status badges, JSON
+ * shown bounded, the links to the next page of a keyset list, the not-found answer, the link from an activity entry
+ * to what it is about, and the page that asks before something is removed for good.
  */
 import type { FastifyReply } from 'fastify';
 import { Fragment, type ComponentChildren, type VNode } from 'preact';

@@ -1,7 +1,7 @@
 /**
  * What owners and admins do on /people (DESIGN 4.6, issue 20 item 1): invite a person by a one-time link (shown once,
- * here), withdraw a waiting invitation, change a role or a name, remove a person (after a confirmation), and create, rename
- * and fill spaces. The forms are drawn by people.tsx for owners and admins only; every POST goes through
+ * here), withdraw a waiting invitation, change a role or a name, remove a person (after a confirmation), and create,
+ * rename and fill spaces. The forms are drawn by people.tsx for owners and admins only; every POST goes through
  * `managementPost`, so anyone else is refused with 403 whatever they send. Records the organization file declares
  * carry the "from org.yaml" badge and no controls.
  */
