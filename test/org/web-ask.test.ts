@@ -1,7 +1,7 @@
 /**
  * /ask: a person asks the organization's assistant from the console, through the `ask` operation a client starts,
- * answered from their own spaces with citations that lead to the items; only the asker sees the answer and their earlier
- * questions; a refused question starts nothing.
+ * answered from their own spaces with citations that lead to the items; only the asker sees the answer and their
+ * earlier questions; a refused question starts nothing.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,8 @@
 /**
- * Roles and names from the console (issue 20 item 1): an owner gives any role and corrects anyone's name; an admin gives admin or member but never makes,
- * changes or removes an owner; the organization always keeps an owner; a person the organization file declares is
- * changed only there (409 naming the file, and no controls on the page).
+ * Roles and names from the console (issue 20 item 1): an owner gives any role and corrects anyone's name; an admin
+ * gives admin or member but never makes, changes, renames or removes an owner; the organization always keeps an
+ * owner; a person the organization file declares is changed only there (409 naming the file, and no controls on the
+ * page).
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
