@@ -14,7 +14,7 @@ import { recordActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { id } from '../fields.js';
 import { people, spaceMembers, webSessions } from '../schema.js';
-import { isManager, personName, type Person, type Role } from './records.js';
+import { isManager, personName, storeName, type Person, type Role } from './records.js';
 
 export const ROLES = ['owner', 'admin', 'member'] as const satisfies readonly Role[];
 
@@ -105,15 +105,7 @@ export async function renameOther(db: Queryable, actor: Person, input: z.infer<t
   await inTransaction(db, async (tx) => {
     const target = await lockTarget(tx, input.person_id);
     assertMayGive(actor, target.role);
-    if (target.name === input.name) return;
-    await tx.update(people).set({ name: input.name, updatedAt: sql`now()` }).where(eq(people.id, target.id));
-    await recordActivity(tx, {
-      kind: 'person.renamed',
-      summary: `changed the name of “${target.name}” to “${input.name}”`,
-      personId: actor.id,
-      subject: target.id,
-      details: { from: target.name, to: input.name },
-    });
+    await storeName(tx, target, input.name, actor.id);
   });
 }
 

@@ -168,12 +168,22 @@ export async function renamePerson(db: Queryable, personId: string, name: string
   const [before] = await db.select({ name: people.name, managedBy: people.managedBy }).from(people).where(eq(people.id, personId)).for('update');
   if (!before) throw orgErrors.notFound('person');
   if (before.managedBy === 'file') throw orgErrors.managedByFile('your name', file);
-  if (before.name === name) return;
-  await db.update(people).set({ name, updatedAt: sql`now()` }).where(eq(people.id, personId));
+  await storeName(db, { id: personId, name: before.name }, name);
+}
+
+/**
+ * Writes a person's new name and its `person.renamed` entry, after the caller's checks: by the person themself, or
+ * by `by` (an owner or admin, people/manage.ts `renameOther`) with the person as the entry's subject. A repeat of the
+ * name writes nothing.
+ */
+export async function storeName(db: Queryable, person: { id: string; name: string }, name: string, by?: string): Promise<void> {
+  if (person.name === name) return;
+  await db.update(people).set({ name, updatedAt: sql`now()` }).where(eq(people.id, person.id));
   await recordActivity(db, {
     kind: 'person.renamed',
-    summary: `changed their name from “${before.name}” to “${name}”`,
-    personId,
-    details: { from: before.name, to: name },
+    ...(by === undefined
+      ? { summary: `changed their name from “${person.name}” to “${name}”`, personId: person.id }
+      : { summary: `changed the name of “${person.name}” to “${name}”`, personId: by, subject: person.id }),
+    details: { from: person.name, to: name },
   });
 }
