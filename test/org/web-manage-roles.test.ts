@@ -42,6 +42,11 @@ describe.each(engines)('roles on %s', (engine) => {
     expect(made.headers.get('location')).toBe('/people?done=role');
     const [entry] = await m.activity('person.role_changed');
     expect(entry).toMatchObject({ person_id: ownerId, subject: ada.id, summary: "changed Ada Admin's role from member to admin", details: { from: 'member', to: 'admin' } });
+    // The role she already has changes nothing, and the page says so.
+    const again = await role(m.owner, ada.id, 'admin');
+    expect(again.headers.get('location')).toBe('/people?done=role_kept');
+    expect((await m.owner.get('/people?done=role_kept')).text).toContain('Nothing to change: they already have that role.');
+    expect(await m.activity('person.role_changed')).toHaveLength(1);
 
     const mo = await m.addPerson({ email: 'mo@example.com', name: 'Mo Member' });
     expect((await role(ada.browser, mo.id, 'admin')).status).toBe(303);
@@ -51,6 +56,8 @@ describe.each(engines)('roles on %s', (engine) => {
     expect(toOwner.text).toContain('as an admin you cannot make or change an owner: ask an owner');
     const demoteOwner = await role(ada.browser, ownerId, 'member');
     expect(demoteOwner.status).toBe(403);
+    // Nor does she "keep" an owner an owner: the refusal comes before the comparison.
+    expect((await role(ada.browser, ownerId, 'owner')).status).toBe(403);
     const removeOwner = await ada.browser.post('/people/remove', { csrf: await csrfOf(ada.browser), person_id: ownerId, confirm: 'yes' });
     expect(removeOwner.status).toBe(403);
     const inviteOwner = await m.invite(ada.browser, { email: 'olive@example.com', name: 'Olive', role: 'owner' });
@@ -88,6 +95,10 @@ describe.each(engines)('roles on %s', (engine) => {
     expect(entries.at(-1)).toMatchObject({ person_id: ownerId, subject: nia.id, summary: 'changed the name of “Nia Typo” to “Nia Tapo”', details: { from: 'Nia Typo', to: 'Nia Tapo' } });
     // Nia's own pages read the new name at once.
     expect((await nia.browser.get('/account')).text).toContain('value="Nia Tapo"');
+    const same = await rename(m.owner, nia.id, 'Nia Tapo');
+    expect(same.headers.get('location')).toBe('/people?done=name_kept');
+    expect((await m.owner.get('/people?done=name_kept')).text).toContain('Nothing to change: that is already their name.');
+    expect(await m.activity('person.renamed')).toHaveLength(entries.length);
 
     for (const bad of ['', 'x'.repeat(201), 'Nia\u202Eevil', 'two\nlines']) {
       const refused = await rename(m.owner, nia.id, bad);

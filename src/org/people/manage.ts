@@ -79,12 +79,13 @@ async function assertAnotherOwner(tx: Queryable, target: Target, change: string)
   }
 }
 
-export async function changeRole(db: Queryable, actor: Person, input: z.infer<typeof changeRoleInput>): Promise<void> {
-  await inTransaction(db, async (tx) => {
+/** Gives a person another role; the answer says whether it changed (the role they already have changes nothing). */
+export async function changeRole(db: Queryable, actor: Person, input: z.infer<typeof changeRoleInput>): Promise<boolean> {
+  return inTransaction(db, async (tx) => {
     const target = await lockTarget(tx, input.person_id);
-    if (target.role === input.role) return;
     assertMayGive(actor, target.role);
     assertMayGive(actor, input.role);
+    if (target.role === input.role) return false;
     if (input.role !== 'owner') await assertAnotherOwner(tx, target, `change their role`);
     await tx.update(people).set({ role: input.role, updatedAt: sql`now()` }).where(eq(people.id, target.id));
     await recordActivity(tx, {
@@ -94,18 +95,20 @@ export async function changeRole(db: Queryable, actor: Person, input: z.infer<ty
       subject: target.id,
       details: { from: target.role, to: input.role },
     });
+    return true;
   });
 }
 
 /**
  * An owner or admin corrects the name another person is known by (as each person may on /account): the same rule
- * (`personName`), never an owner's by an admin, never a name the organization file gives.
+ * (`personName`), never an owner's by an admin, never a name the organization file gives. The answer says whether
+ * the name changed.
  */
-export async function renameOther(db: Queryable, actor: Person, input: z.infer<typeof renameOtherInput>): Promise<void> {
-  await inTransaction(db, async (tx) => {
+export async function renameOther(db: Queryable, actor: Person, input: z.infer<typeof renameOtherInput>): Promise<boolean> {
+  return inTransaction(db, async (tx) => {
     const target = await lockTarget(tx, input.person_id);
     assertMayGive(actor, target.role);
-    await storeName(tx, target, input.name, actor.id);
+    return storeName(tx, target, input.name, actor.id);
   });
 }
 

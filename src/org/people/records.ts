@@ -174,10 +174,10 @@ export async function renamePerson(db: Queryable, personId: string, name: string
 /**
  * Writes a person's new name and its `person.renamed` entry, after the caller's checks: by the person themself, or
  * by `by` (an owner or admin, people/manage.ts `renameOther`) with the person as the entry's subject. A repeat of the
- * name writes nothing.
+ * name writes nothing; the answer says whether the name changed.
  */
-export async function storeName(db: Queryable, person: { id: string; name: string }, name: string, by?: string): Promise<void> {
-  if (person.name === name) return;
+export async function storeName(db: Queryable, person: { id: string; name: string }, name: string, by?: string): Promise<boolean> {
+  if (person.name === name) return false;
   await db.update(people).set({ name, updatedAt: sql`now()` }).where(eq(people.id, person.id));
   await recordActivity(db, {
     kind: 'person.renamed',
@@ -186,4 +186,5 @@ export async function storeName(db: Queryable, person: { id: string; name: strin
       : { summary: `changed the name of “${person.name}” to “${name}”`, personId: by, subject: person.id }),
     details: { from: person.name, to: name },
   });
+  return true;
 }

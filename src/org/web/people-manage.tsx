@@ -26,7 +26,9 @@ import { formField, formFields, sendPersonalPage, type WebContext } from './resp
 /** The note /people shows after a change (`?done=`). */
 export const PEOPLE_DONE: Record<string, string> = {
   role: 'The role was changed.',
+  role_kept: 'Nothing to change: they already have that role.',
   renamed: 'The name was changed.',
+  name_kept: 'Nothing to change: that is already their name.',
   removed: 'The person was removed: their sessions ended and their connected clients were disconnected.',
   withdrawn: 'The invitation was withdrawn: its link no longer works.',
   space_created: 'The space was created.',
@@ -71,7 +73,7 @@ export function registerPeopleManagement(app: FastifyInstance, web: WebContext):
     back: '/people',
     input: changeRoleInput,
     read: (body) => fields(body, 'person_id', 'role'),
-    run: async (person, input) => (await changingDirectory((tx) => changeRole(tx, person, input)), '/people?done=role'),
+    run: async (person, input) => ((await changingDirectory((tx) => changeRole(tx, person, input))) ? '/people?done=role' : '/people?done=role_kept'),
   });
 
   managementPost(app, web, '/people/name', {
@@ -79,7 +81,7 @@ export function registerPeopleManagement(app: FastifyInstance, web: WebContext):
     input: renameOtherInput,
     read: (body) => fields(body, 'person_id', 'name'),
     // Names are read from memory by every process (service_context, sessions): the change is announced.
-    run: async (person, input) => (await changingDirectory((tx) => renameOther(tx, person, input)), '/people?done=renamed'),
+    run: async (person, input) => ((await changingDirectory((tx) => renameOther(tx, person, input))) ? '/people?done=renamed' : '/people?done=name_kept'),
   });
 
   managementPost(app, web, '/people/remove', {
