@@ -47,7 +47,8 @@ export function registerAskPages(app: FastifyInstance, web: WebContext): void {
       listSpacesOfPerson(ctx.db, viewer.person.id),
       listOperations(ctx.db, own, { kind: 'ask' }, { limit: EARLIER, before }),
     ]);
-    const older = earlier.next ? pageHref('/ask', { space: values.space_id, before: cursorText(earlier.next) }) : null;
+    // The link lands on the list, not the form above it, so paging back never scrolls past the form again.
+    const older = earlier.next ? `${pageHref('/ask', { space: values.space_id, before: cursorText(earlier.next) })}#earlier-questions` : null;
     return {
       title: 'Ask the assistant',
       body: (
