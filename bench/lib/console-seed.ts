@@ -60,7 +60,8 @@ export async function seedConsole(database: Database, options: ConsoleSeedOption
   const count = (value: number) => sql.raw(String(value));
   // Every tenth operation is in the member's space; the kinds cycle, and within each kind the statuses (s); one
   // operation every four minutes. A capability's and a task's input name them as their runners store it (the pages
-  // read the capability's name and the task's title by it).
+  // read the capability's name and the task's title by it); an ask's holds a question longer than the 120 characters
+  // the lists show of it.
   await run(sql`
     INSERT INTO operations (id, kind, status, person_id, client_id, agent_id, space_id, input, progress, result, error,
                             created_at, updated_at, finished_at)
@@ -72,6 +73,8 @@ export async function seedConsole(database: Database, options: ConsoleSeedOption
            CASE WHEN g % 10 = 0 THEN ${otherSpace} ELSE ${options.spaceId} END,
            CASE g % 4 WHEN 3 THEN jsonb_build_object('capability_id', ${capabilityId}::text, 'input', jsonb_build_object('text', 'bench work ' || g))
                       WHEN 2 THEN jsonb_build_object('task_id', 'tsk_bench_' || (1 + g % ${count(options.tasks)}), 'run_at', null)
+                      WHEN 0 THEN jsonb_build_object('question', 'What did we decide about the bench plan, item ' || g || ', and who ' ||
+                                                     'owns its next step now that the deploy window has moved to the end of the week?')
                       ELSE jsonb_build_object('text', 'bench work ' || g) END,
            jsonb_build_array(jsonb_build_object('at', now(), 'message', 'started')),
            CASE WHEN s < 3 THEN jsonb_build_object('text', 'done ' || g) END,
