@@ -199,6 +199,8 @@ export const webSessions = pgTable(
     personId: text('person_id').notNull().references(() => people.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'string' }).notNull(),
+    /** The User-Agent the person signed in with (cut to 512 characters), so /account can name where they are signed in. */
+    userAgent: text('user_agent'),
   },
   (table) => [index('web_sessions_person_idx').on(table.personId)],
 );

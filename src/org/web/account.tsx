@@ -1,9 +1,11 @@
 /**
- * GET /account, POST /account/name, /account/password and /account/notifications (DESIGN 4.6, 4.8): who the signed-in
- * person is and the name others know them by (one the organization file declares is named there), whether they are emailed when a decision or a question waits for them, and changing their password — the
- * current one and a new one following the rule of ATRIUM_ADMIN_PASSWORD. Changing it signs out the person's other
- * web sessions. Wrong current passwords are slowed down like sign-in attempts (signin.ts),
- * so a borrowed session cannot be used to guess the password and take the account over.
+ * GET /account, POST /account/name, /account/password, /account/notifications and /account/sessions (DESIGN 4.6, 4.8):
+ * who the signed-in person is and the name others know them by (one the organization file declares is named there),
+ * whether they are emailed when a decision or a question waits for them, changing their password — the current one and
+ * a new one following the rule of ATRIUM_ADMIN_PASSWORD — and the browsers they are signed in on. Changing the
+ * password signs out the person's other web sessions, as "Sign out everywhere else" does. Wrong current passwords are
+ * slowed down like sign-in attempts (signin.ts), so a borrowed session cannot be used to guess the password and take
+ * the account over.
  */
 import type { FastifyInstance } from 'fastify';
 import { passwordRule } from '../../config.js';
@@ -12,7 +14,8 @@ import { authenticate, emailNotificationsOf, personManagedBy, personName, rename
 import { checkCsrfToken, issueCsrfToken } from './csrf.js';
 import { formField, sendCsrfFailure, sendPersonalPage, type WebContext } from './respond.js';
 import { signInUrl } from './return-to.js';
-import { currentSession, type Session } from './sessions.js';
+import { currentSession, endOtherSessions, signedInBrowsers, type Session, type SignedInBrowser } from './sessions.js';
+import { ColumnHeads, Time } from './parts.js';
 import { SIGN_IN_BACKOFF } from './signin.js';
 import { ORG_DIRECTORY, writeOrg } from '../changes.js';
 import { orgFileName } from './manage.js';
@@ -37,9 +40,23 @@ interface EmailChoice {
   mailConfigured: boolean;
 }
 
-const DONE = { name: 'name', password: 'password', notifications: 'notifications' } as const;
+/** The browsers the person is signed in on, and how many sessions "Sign out everywhere else" just ended. */
+interface Browsers {
+  browsers: SignedInBrowser[];
+  total: number;
+  ended?: number;
+}
 
-function Account({ session, csrf, form, email, name }: { session: Session; csrf: string; form: PasswordForm; email: EmailChoice; name: NameForm }) {
+const DONE = { name: 'name', password: 'password', notifications: 'notifications', sessions: 'sessions' } as const;
+
+interface AccountParts {
+  form: PasswordForm;
+  email: EmailChoice;
+  name: NameForm;
+  browsers: Browsers;
+}
+
+function Account({ session, csrf, form, email, name, browsers }: { session: Session; csrf: string } & AccountParts) {
   const { person } = session;
   return (
     <>
@@ -107,7 +124,52 @@ function Account({ session, csrf, form, email, name }: { session: Session; csrf:
         <input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength={8} required />
         <button type="submit">Change password</button>
       </form>
+      <SignedIn csrf={csrf} {...browsers} />
     </>
+  );
+}
+
+function SignedIn({ csrf, browsers, total, ended }: { csrf: string } & Browsers) {
+  const others = total - 1;
+  return (
+    <section aria-labelledby="signed-in">
+      <h2 id="signed-in">Where you are signed in</h2>
+      {ended !== undefined ? (
+        <p role="status">{ended ? `Signed out of ${ended} other session${ended === 1 ? '' : 's'}.` : 'You were not signed in anywhere else.'}</p>
+      ) : null}
+      <table class="stack">
+        <ColumnHeads names={['Browser', 'Signed in', 'Until']} />
+        <tbody>
+          {browsers.map((browser, index) => (
+            <tr key={index}>
+              <th scope="row">
+                {browser.browser}
+                {browser.current ? <strong> (this browser)</strong> : null}
+              </th>
+              <td data-label="Signed in">
+                <Time value={browser.signedInAt} />
+              </td>
+              <td data-label="Until">
+                <Time value={browser.expiresAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {total > browsers.length ? <p>And {total - browsers.length === 1 ? 'one older session' : `${total - browsers.length} older sessions`}.</p> : null}
+      {others > 0 ? (
+        <form method="post" action="/account/sessions" class="narrow">
+          <input type="hidden" name="csrf" value={csrf} />
+          <button type="submit">Sign out everywhere else</button>
+          <small>
+            Ends your {others === 1 ? 'other session' : `${others} other sessions`} at once; this browser stays signed in. Applications
+            you connected keep their access: <a href="/connections">disconnect them</a> there.
+          </small>
+        </form>
+      ) : (
+        <p>Only this browser is signed in.</p>
+      )}
+    </section>
   );
 }
 
@@ -122,15 +184,22 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
   const file = orgFileName(ctx.config);
   const nameForm = async (session: Session, form: Omit<NameForm, 'fromFile'>): Promise<NameForm> =>
     (await personManagedBy(ctx.db, session.person.id)) === 'file' ? { fromFile: file } : form;
+  /** Every part of the page as it stands, with what the request changes or refused. */
+  const parts = async (session: Session, given: { form?: PasswordForm; saved?: boolean; name?: Omit<NameForm, 'fromFile'>; ended?: number }): Promise<AccountParts> => {
+    const [email, name, browsers] = await Promise.all([emailChoice(session, given.saved ?? false), nameForm(session, given.name ?? {}), signedInBrowsers(ctx.db, session)]);
+    return { form: given.form ?? {}, email, name, browsers: { ...browsers, ended: given.ended } };
+  };
 
   app.get('/account', async (request, reply) => {
     const session = await currentSession(ctx, request);
     if (!session) return reply.redirect(signInUrl('/account'), 303);
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
-    const done = (request.query as Record<string, unknown>).done;
-    const email = await emailChoice(session, done === DONE.notifications);
-    const name = await nameForm(session, { changed: done === DONE.name });
-    const page = <Account session={session} csrf={csrf} form={{ changed: done === DONE.password }} email={email} name={name} />;
+    const query = request.query as Record<string, unknown>;
+    const done = query.done;
+    // How many sessions the button ended, as its redirect says; anything but a small count is ignored.
+    const ended = done === DONE.sessions && typeof query.ended === 'string' && /^\d{1,6}$/.test(query.ended) ? Number(query.ended) : undefined;
+    const given = { form: { changed: done === DONE.password }, saved: done === DONE.notifications, name: { changed: done === DONE.name }, ended };
+    const page = <Account session={session} csrf={csrf} {...await parts(session, given)} />;
     return sendPersonalPage(web, reply, session, csrf, 'Your account', page, '/account');
   });
 
@@ -142,8 +211,7 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
     const parsed = personName.safeParse(typed);
     if (!parsed.success) {
       const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
-      const [email, name] = await Promise.all([emailChoice(session, false), nameForm(session, { error: `The name ${parsed.error.issues[0]?.message}.`, value: typed })]);
-      const page = <Account session={session} csrf={csrf} form={{}} email={email} name={name} />;
+      const page = <Account session={session} csrf={csrf} {...await parts(session, { name: { error: `The name ${parsed.error.issues[0]?.message}.`, value: typed } })} />;
       return sendPersonalPage(web, reply.code(400), session, csrf, 'Your account', page, '/account');
     }
     // Names are read from memory by every process (service_context, sessions): the change is announced.
@@ -166,9 +234,8 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
     if (!session) return reply.redirect(signInUrl('/account'), 303);
     if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
     const csrf = issueCsrfToken(ctx, csrfKey, request, reply, session);
-    const [email, name] = await Promise.all([emailChoice(session, false), nameForm(session, {})]);
-    const refuse = (error: string) =>
-      sendPersonalPage(web, reply, session, csrf, 'Your account', <Account session={session} csrf={csrf} form={{ error }} email={email} name={name} />, '/account');
+    const refuse = async (error: string) =>
+      sendPersonalPage(web, reply, session, csrf, 'Your account', <Account session={session} csrf={csrf} {...await parts(session, { form: { error } })} />, '/account');
 
     const current = formField(request.body, 'current_password') ?? '';
     const next = formField(request.body, 'new_password') ?? '';
@@ -184,5 +251,13 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
     await resetAttempts(ctx.db, attemptKey);
     await writeOrg(ctx, [ORG_DIRECTORY], (tx) => setPassword(tx, session.person.id, next, session.id));
     return reply.redirect(`/account?done=${DONE.password}`, 303);
+  });
+
+  app.post('/account/sessions', async (request, reply) => {
+    const session = await currentSession(ctx, request);
+    if (!session) return reply.redirect(signInUrl('/account'), 303);
+    if (!checkCsrfToken(ctx, csrfKey, request, session, formField(request.body, 'csrf'))) return sendCsrfFailure(reply);
+    const ended = await endOtherSessions(ctx.db, session);
+    return reply.redirect(`/account?done=${DONE.sessions}&ended=${ended}#signed-in`, 303);
   });
 }

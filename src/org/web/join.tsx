@@ -54,7 +54,7 @@ export function registerJoinPage(app: FastifyInstance, web: WebContext): void {
     }
     // Used a moment ago by another tab, or withdrawn meanwhile: the page says which.
     if (!joined) return sendUnusable(reply, await findInvitation(ctx.db, token));
-    await startSession(ctx, reply, joined.personId);
+    await startSession(ctx, request, reply, joined.personId);
     return reply.redirect('/', 303);
   });
 }

@@ -5,9 +5,10 @@
  * and named with the `__Host-` prefix (RFC 6265bis §4.1.3.2), so no sibling subdomain can plant or overwrite it.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, lte, sql } from 'drizzle-orm';
+import Bowser from 'bowser';
+import { and, desc, eq, gt, lte, ne, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Queryable } from '../../platform/database.js';
+import { inTransaction, type Queryable } from '../../platform/database.js';
 import type { OrgContext } from '../context.js';
 import { recordActivity } from '../activity/records.js';
 import { getPerson, type Person } from '../people/records.js';
@@ -45,14 +46,21 @@ function isHttps(ctx: OrgContext): boolean {
   return ctx.config.publicUrl.startsWith('https:');
 }
 
-/** Signs the person in: a new session, recorded as `person.signed_in` in its transaction. */
-export async function startSession(ctx: OrgContext, reply: FastifyReply, personId: string): Promise<void> {
+/** How much of a User-Agent is kept: enough for any browser's, bounded against a made-up one. */
+const USER_AGENT_KEPT = 512;
+
+/**
+ * Signs the person in: a new session, with the browser it came from (its User-Agent), recorded as
+ * `person.signed_in` in its transaction.
+ */
+export async function startSession(ctx: OrgContext, request: FastifyRequest, reply: FastifyReply, personId: string): Promise<void> {
   const token = randomBytes(32).toString('base64url');
   await ctx.db.transaction(async (tx) => {
     await tx.insert(webSessions).values({
       id: hashToken(token),
       personId,
       expiresAt: sql`now() + make_interval(secs => ${SESSION_SECONDS})`,
+      userAgent: request.headers['user-agent']?.slice(0, USER_AGENT_KEPT) || null,
     });
     await recordActivity(tx, { kind: 'person.signed_in', summary: 'signed in on the web', personId });
   });
@@ -77,6 +85,69 @@ export async function currentSession(ctx: OrgContext, request: FastifyRequest): 
   if (!row) return null;
   const person = await getPerson(ctx.db, row.personId);
   return person ? { id, person } : null;
+}
+
+/** One of a person's signed-in browsers, as /account lists them. */
+export interface SignedInBrowser {
+  /** Whether it is the browser asking. */
+  current: boolean;
+  /** "Firefox 140 on Windows", from the User-Agent it signed in with. */
+  browser: string;
+  signedInAt: string;
+  expiresAt: string;
+}
+
+/** The most sessions /account lists (newest first); the rest are counted. A session lasts 12 hours. */
+const BROWSERS_LISTED = 20;
+
+/** The person's live sessions, newest first, at most `BROWSERS_LISTED`, and how many there are. */
+export async function signedInBrowsers(db: Queryable, session: Session): Promise<{ browsers: SignedInBrowser[]; total: number }> {
+  const live = and(eq(webSessions.personId, session.person.id), gt(webSessions.expiresAt, sql`now()`));
+  const [rows, [{ total }]] = await Promise.all([
+    db
+      .select({ id: webSessions.id, userAgent: webSessions.userAgent, createdAt: webSessions.createdAt, expiresAt: webSessions.expiresAt })
+      .from(webSessions)
+      .where(live)
+      .orderBy(desc(webSessions.createdAt), desc(webSessions.id))
+      .limit(BROWSERS_LISTED),
+    db.select({ total: sql<number>`count(*)::int` }).from(webSessions).where(live),
+  ]);
+  return {
+    browsers: rows.map((row) => ({ current: row.id === session.id, browser: browserName(row.userAgent), signedInAt: row.createdAt, expiresAt: row.expiresAt })),
+    total,
+  };
+}
+
+/** A browser's name and major version and its system, as a person would say it; "An unknown browser" otherwise. */
+function browserName(userAgent: string | null): string {
+  if (!userAgent) return 'An unknown browser';
+  const { browser, os } = Bowser.parse(userAgent);
+  if (!browser.name) return 'An unknown browser';
+  const major = browser.version?.split('.')[0];
+  return `${browser.name}${major ? ` ${major}` : ''}${os.name ? ` on ${os.name}` : ''}`;
+}
+
+/**
+ * Signs the person out of every browser but this one (a phone lost, a shared computer left signed in), recorded as
+ * `person.signed_out` with the count when there were any. The ended sessions open nothing from the next request on,
+ * in every process: each request reads its session from the database.
+ */
+export async function endOtherSessions(db: Queryable, session: Session): Promise<number> {
+  return inTransaction(db, async (tx) => {
+    const ended = await tx
+      .delete(webSessions)
+      .where(and(eq(webSessions.personId, session.person.id), ne(webSessions.id, session.id)))
+      .returning({ id: webSessions.id });
+    if (ended.length) {
+      await recordActivity(tx, {
+        kind: 'person.signed_out',
+        summary: `signed out of ${ended.length} other web session${ended.length === 1 ? '' : 's'}`,
+        personId: session.person.id,
+        details: { sessions_ended: ended.length },
+      });
+    }
+    return ended.length;
+  });
 }
 
 /** Signs out: the session ends, recorded as `person.signed_out` when there was one. */

@@ -87,7 +87,7 @@ export function registerSignInPages(app: FastifyInstance, web: WebContext): void
     }
     await resetAttempts(ctx.db, accountKey);
     await forgiveAttempt(ctx.db, addressKey);
-    await startSession(ctx, reply, person.id);
+    await startSession(ctx, request, reply, person.id);
     return reply.redirect(returnTo ?? DEFAULT_RETURN_TO, 303);
   });
 
