@@ -60,7 +60,14 @@ describe.each(engines)('where a person is signed in, on %s', (engine) => {
     const here = await signedIn(FIREFOX);
     // The earlier tests' sessions first, so the count below is of these two alone.
     expect((await signOutElsewhere(here, await csrfOf(here))).status).toBe(303);
+    // One that has run out: neither listed nor counted.
+    const stale = await signedIn(SAFARI_PHONE);
+    await m.org.service.database.rows(
+      sql`UPDATE web_sessions SET expires_at = now() - interval '1 minute' WHERE id = (SELECT id FROM web_sessions ORDER BY created_at DESC LIMIT 1)`,
+    );
+    expect((await stale.get('/inbox')).status).toBe(303);
     const others = [await signedIn(FIREFOX), await signedIn(SAFARI_PHONE)];
+    expect(rows(section((await here.get('/account')).text))).toHaveLength(3);
     const before = (await signedOutEntries()).length;
     const ended = await signOutElsewhere(here, await csrfOf(here));
     expect(ended.status).toBe(303);

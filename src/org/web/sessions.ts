@@ -136,7 +136,8 @@ export async function endOtherSessions(db: Queryable, session: Session): Promise
   return inTransaction(db, async (tx) => {
     const ended = await tx
       .delete(webSessions)
-      .where(and(eq(webSessions.personId, session.person.id), ne(webSessions.id, session.id)))
+      // Live ones only, as the page counts them: an expired one opens nothing already and housekeeping deletes it.
+      .where(and(eq(webSessions.personId, session.person.id), ne(webSessions.id, session.id), gt(webSessions.expiresAt, sql`now()`)))
       .returning({ id: webSessions.id });
     if (ended.length) {
       await recordActivity(tx, {
