@@ -338,6 +338,8 @@ export const decisions = pgTable(
     index('decisions_status_idx').on(table.status, table.requestedAt),
     // The inbox's count on every console page (decisions/records.ts pendingDecisionsCount), read from the index alone.
     index('decisions_pending_idx').on(table.agentId, table.expiresAt).where(sql`status = 'pending'`),
+    // The inbox's "Recently resolved" (read backwards: newest resolution first), however many decisions still wait.
+    index('decisions_resolved_idx').on(table.resolvedAt).where(sql`status <> 'pending'`),
   ],
 );
 

@@ -52,22 +52,24 @@ export const resolvedDecision = z.object({ decision: decisionRecord, operation: 
 
 /**
  * The decisions a resolver may see and resolve: over agents they govern (rules/records.ts `mayGovern`), and never
- * — through an MCP client — the actions that client asked for itself.
+ * — through an MCP client — the actions that client asked for itself. Newest request first; `resolved` (the
+ * inbox's "Recently resolved": approved, denied, or expired by the expiry job) newest resolution first.
  */
 export async function decisionsFor(
   db: Queryable,
   resolver: Resolver,
-  filter: { id?: string; status?: DecisionStatus | 'all'; limit?: number } = {},
+  filter: { id?: string; status?: DecisionStatus | 'all' | 'resolved'; limit?: number } = {},
 ): Promise<DecisionRecord[]> {
   const conditions: (SQL | undefined)[] = [mayGovern(resolver.person)];
   if (filter.id) conditions.push(eq(decisions.id, filter.id));
   if (filter.status === 'pending') conditions.push(eq(decisions.status, 'pending'), sql`${decisions.expiresAt} > now()`);
   else if (filter.status === 'expired') conditions.push(or(eq(decisions.status, 'expired'), and(eq(decisions.status, 'pending'), sql`${decisions.expiresAt} <= now()`)));
+  else if (filter.status === 'resolved') conditions.push(ne(decisions.status, 'pending'));
   else if (filter.status && filter.status !== 'all') conditions.push(eq(decisions.status, filter.status));
   if (resolver.clientId) conditions.push(or(isNull(agents.clientId), ne(agents.clientId, resolver.clientId)));
   const rows = await selectDecisions(db)
     .where(and(...conditions))
-    .orderBy(desc(decisions.requestedAt))
+    .orderBy(desc(filter.status === 'resolved' ? decisions.resolvedAt : decisions.requestedAt))
     .limit(filter.limit ?? 100);
   return rows.map(toDecisionRecord);
 }

@@ -27,6 +27,8 @@ import { countPendingDecisions, decisionContexts, decisionsFor, type DecisionCon
 
 /** Pending decisions shown at once. */
 const PENDING_SHOWN = 50;
+/** Resolved decisions shown, the most recently resolved first. */
+const RESOLVED_SHOWN = 20;
 
 const DONE: Record<string, string> = {
   answered: 'Answered: the agent receives your answer.',
@@ -43,9 +45,7 @@ export function registerInboxPage(app: FastifyInstance, web: WebContext): void {
     const pending = await decisionsFor(ctx.db, { person: session.person, clientId: null }, { status: 'pending', limit: PENDING_SHOWN });
     const waiting = pending.length < PENDING_SHOWN ? pending.length : await countPendingDecisions(ctx.db, session.person);
     const contexts = await decisionContexts(ctx.db, pending.map((decision) => decision.id));
-    const recent = (await decisionsFor(ctx.db, { person: session.person, clientId: null }, { status: 'all', limit: 40 }))
-      .filter((decision) => decision.status !== 'pending')
-      .slice(0, 20);
+    const recent = await decisionsFor(ctx.db, { person: session.person, clientId: null }, { status: 'resolved', limit: RESOLVED_SHOWN });
     const done = DONE[(request.query as Record<string, string>).done ?? ''];
     const spaceIds = await listSpaceIdsOfPerson(ctx.db, session.person.id);
     const questions = await listOpenTaskQuestions(ctx.db, spaceIds);

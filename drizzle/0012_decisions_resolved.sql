@@ -1,0 +1,1 @@
+CREATE INDEX "decisions_resolved_idx" ON "decisions" USING btree ("resolved_at") WHERE status <> 'pending';
