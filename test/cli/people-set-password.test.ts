@@ -65,6 +65,8 @@ describe.each(engines)('atrium people set-password on %s', (engine) => {
     await withOrgDatabase(async (db) => {
       const [ada] = await db.select({ id: people.id }).from(people).where(eq(people.email, 'ada@example.com'));
       await db.insert(webSessions).values([1, 2].map((n) => ({ id: `session-${n}`, personId: ada.id, expiresAt: sql`now() + interval '1 hour'` })));
+      // One that has run out: deleted with them, not counted as signed in.
+      await db.insert(webSessions).values({ id: 'session-stale', personId: ada.id, expiresAt: sql`now() - interval '1 minute'` });
     });
     const result = await runWithInput(['people', 'set-password', 'Ada@Example.com'], 'a-new-password-9\n', env);
     expect(result).toMatchObject({ code: 0, stdout: 'set the password of ada@example.com; signed out 2 web sessions\n' });

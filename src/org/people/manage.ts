@@ -13,8 +13,8 @@ import { inTransaction, type Queryable } from '../../platform/database.js';
 import { recordActivity } from '../activity/records.js';
 import { orgErrors } from '../errors.js';
 import { id } from '../fields.js';
-import { people, spaceMembers, webSessions } from '../schema.js';
-import { isManager, personName, storeName, type Person, type Role } from './records.js';
+import { people, spaceMembers } from '../schema.js';
+import { endWebSessions, isManager, personName, storeName, type Person, type Role } from './records.js';
 
 export const ROLES = ['owner', 'admin', 'member'] as const satisfies readonly Role[];
 
@@ -123,7 +123,7 @@ export async function removePerson(db: Queryable, actor: Person, input: z.infer<
     assertMayGive(actor, target.role);
     await assertAnotherOwner(tx, target, 'remove them');
     await tx.update(people).set({ status: 'removed', passwordHash: null, updatedAt: sql`now()` }).where(eq(people.id, target.id));
-    const sessions = await tx.delete(webSessions).where(eq(webSessions.personId, target.id)).returning({ id: webSessions.id });
+    const sessions = await endWebSessions(tx, target.id);
     const spaces = await tx.delete(spaceMembers).where(eq(spaceMembers.personId, target.id)).returning({ id: spaceMembers.spaceId });
     const grants = await revokePersonGrants(tx, target.id, changed);
     await recordActivity(tx, {
@@ -131,7 +131,7 @@ export async function removePerson(db: Queryable, actor: Person, input: z.infer<
       summary: `removed ${target.name} from the organization`,
       personId: actor.id,
       subject: target.id,
-      details: { sessions_ended: sessions.length, grants_revoked: grants, spaces_left: spaces.map((space) => space.id) },
+      details: { sessions_ended: sessions, grants_revoked: grants, spaces_left: spaces.map((space) => space.id) },
     });
   });
 }

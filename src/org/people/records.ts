@@ -120,15 +120,27 @@ export async function upsertPerson(db: Queryable, input: PersonInput): Promise<{
 export async function setPassword(db: Queryable, personId: string, password: string, keepSessionId?: string): Promise<number> {
   const passwordHash = await hashPassword(password);
   await db.update(people).set({ passwordHash, updatedAt: sql`now()` }).where(eq(people.id, personId));
-  const others = keepSessionId ? and(eq(webSessions.personId, personId), ne(webSessions.id, keepSessionId)) : eq(webSessions.personId, personId);
-  const ended = await db.delete(webSessions).where(others).returning({ id: webSessions.id });
+  const ended = await endWebSessions(db, personId, keepSessionId);
   await recordActivity(db, {
     kind: 'person.password_changed',
-    summary: `changed the password; ${ended.length} other web session${ended.length === 1 ? '' : 's'} signed out`,
+    summary: `changed the password; ${ended} other web session${ended === 1 ? '' : 's'} signed out`,
     personId,
-    details: { sessions_ended: ended.length },
+    details: { sessions_ended: ended },
   });
-  return ended.length;
+  return ended;
+}
+
+/**
+ * Ends the person's web sessions, all but `keepSessionId` when given, and answers how many of them were live (what a
+ * person counts as "signed in"; an expired one opened nothing already and goes with them). The ended ones open
+ * nothing from the next request on, in every process: each request reads its session from the database.
+ */
+export async function endWebSessions(db: Queryable, personId: string, keepSessionId?: string): Promise<number> {
+  const ended = await db
+    .delete(webSessions)
+    .where(and(eq(webSessions.personId, personId), keepSessionId === undefined ? undefined : ne(webSessions.id, keepSessionId)))
+    .returning({ live: sql<boolean>`${webSessions.expiresAt} > now()` });
+  return ended.filter((session) => session.live).length;
 }
 
 /** The person's choice on /account (DESIGN 4.8): whether they are emailed when a decision or a question waits for them. */

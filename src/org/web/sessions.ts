@@ -6,12 +6,12 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import Bowser from 'bowser';
-import { and, desc, eq, gt, lte, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, lte, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { inTransaction, type Queryable } from '../../platform/database.js';
 import type { OrgContext } from '../context.js';
 import { recordActivity } from '../activity/records.js';
-import { getPerson, type Person } from '../people/records.js';
+import { endWebSessions, getPerson, type Person } from '../people/records.js';
 import { webSessions } from '../schema.js';
 
 const SESSION_COOKIE = 'atrium_session';
@@ -129,25 +129,20 @@ function browserName(userAgent: string | null): string {
 
 /**
  * Signs the person out of every browser but this one (a phone lost, a shared computer left signed in), recorded as
- * `person.signed_out` with the count when there were any. The ended sessions open nothing from the next request on,
- * in every process: each request reads its session from the database.
+ * `person.signed_out` with the count of live sessions ended, as the page counts them, when there were any.
  */
 export async function endOtherSessions(db: Queryable, session: Session): Promise<number> {
   return inTransaction(db, async (tx) => {
-    const ended = await tx
-      .delete(webSessions)
-      // Live ones only, as the page counts them: an expired one opens nothing already and housekeeping deletes it.
-      .where(and(eq(webSessions.personId, session.person.id), ne(webSessions.id, session.id), gt(webSessions.expiresAt, sql`now()`)))
-      .returning({ id: webSessions.id });
-    if (ended.length) {
+    const ended = await endWebSessions(tx, session.person.id, session.id);
+    if (ended) {
       await recordActivity(tx, {
         kind: 'person.signed_out',
-        summary: `signed out of ${ended.length} other web session${ended.length === 1 ? '' : 's'}`,
+        summary: `signed out of ${ended} other web session${ended === 1 ? '' : 's'}`,
         personId: session.person.id,
-        details: { sessions_ended: ended.length },
+        details: { sessions_ended: ended },
       });
     }
-    return ended.length;
+    return ended;
   });
 }
 
