@@ -65,8 +65,13 @@ describe.each(engines)('changing one’s name on /account on %s', (engine) => {
     // What was recorded before keeps the name it was recorded with.
     expect((await rows<{ recorded_by_name: string }>(sql`SELECT recorded_by_name FROM memory_items WHERE id = ${item.id}`))[0].recorded_by_name).toBe('Owner');
 
-    // The same name again changes nothing and records nothing.
-    expect((await rename(owner, 'Ada Lovelace')).status).toBe(303);
+    // The same name again changes nothing, records nothing, and says so.
+    const same = await rename(owner, 'Ada Lovelace');
+    expect(same.status).toBe(303);
+    expect(same.headers.get('location')).toBe('/account?done=name_kept');
+    const kept = await owner.get('/account?done=name_kept');
+    expect(kept.text).toContain('<p role="status">Nothing to change: that is already your name.</p>');
+    expect(kept.text).not.toContain('Saved: people and agents');
     expect(await rows(sql`SELECT 1 FROM org_activity WHERE kind = 'person.renamed'`)).toHaveLength(1);
   });
 

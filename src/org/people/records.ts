@@ -176,11 +176,11 @@ export async function personManagedBy(db: Queryable, personId: string): Promise<
  * recorded in the activity log. Records written earlier keep the name they were written with (memory's provenance).
  * A person the organization file declares is named there. Run it in a transaction.
  */
-export async function renamePerson(db: Queryable, personId: string, name: string, file: string): Promise<void> {
+export async function renamePerson(db: Queryable, personId: string, name: string, file: string): Promise<boolean> {
   const [before] = await db.select({ name: people.name, managedBy: people.managedBy }).from(people).where(eq(people.id, personId)).for('update');
   if (!before) throw orgErrors.notFound('person');
   if (before.managedBy === 'file') throw orgErrors.managedByFile('your name', file);
-  await storeName(db, { id: personId, name: before.name }, name);
+  return storeName(db, { id: personId, name: before.name }, name);
 }
 
 /**

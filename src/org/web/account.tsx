@@ -31,6 +31,8 @@ interface NameForm {
   error?: string;
   value?: string;
   changed?: boolean;
+  /** The name sent was the one the person has. */
+  kept?: boolean;
 }
 
 /** The email choice as the page shows it: saved just now or not, and whether the organization sends email at all. */
@@ -47,7 +49,7 @@ interface Browsers {
   ended?: number;
 }
 
-const DONE = { name: 'name', password: 'password', notifications: 'notifications', sessions: 'sessions' } as const;
+const DONE = { name: 'name', nameKept: 'name_kept', password: 'password', notifications: 'notifications', sessions: 'sessions' } as const;
 
 interface AccountParts {
   form: PasswordForm;
@@ -75,6 +77,7 @@ function Account({ session, csrf, form, email, name, browsers }: { session: Sess
       ) : (
         <>
           {name.changed ? <p role="status">Saved: people and agents now see you as {person.name}.</p> : null}
+          {name.kept ? <p role="status">Nothing to change: that is already your name.</p> : null}
           {name.error ? (
             <p class="error" role="alert" id="name-error">
               {name.error}
@@ -198,7 +201,7 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
     const done = query.done;
     // How many sessions the button ended, as its redirect says; anything but a small count is ignored.
     const ended = done === DONE.sessions && typeof query.ended === 'string' && /^\d{1,6}$/.test(query.ended) ? Number(query.ended) : undefined;
-    const given = { form: { changed: done === DONE.password }, saved: done === DONE.notifications, name: { changed: done === DONE.name }, ended };
+    const given = { form: { changed: done === DONE.password }, saved: done === DONE.notifications, name: { changed: done === DONE.name, kept: done === DONE.nameKept }, ended };
     const page = <Account session={session} csrf={csrf} {...await parts(session, given)} />;
     return sendPersonalPage(web, reply, session, csrf, 'Your account', page, '/account');
   });
@@ -215,8 +218,8 @@ export function registerAccountPage(app: FastifyInstance, web: WebContext): void
       return sendPersonalPage(web, reply.code(400), session, csrf, 'Your account', page, '/account');
     }
     // Names are read from memory by every process (service_context, sessions): the change is announced.
-    await writeOrg(ctx, [ORG_DIRECTORY], (tx) => renamePerson(tx, session.person.id, parsed.data, file));
-    return reply.redirect(`/account?done=${DONE.name}`, 303);
+    const renamed = await writeOrg(ctx, [ORG_DIRECTORY], (tx) => renamePerson(tx, session.person.id, parsed.data, file));
+    return reply.redirect(`/account?done=${renamed ? DONE.name : DONE.nameKept}`, 303);
   });
 
   // An unticked checkbox sends nothing: its absence is the choice "off".
