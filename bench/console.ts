@@ -184,7 +184,7 @@ async function main(): Promise<void> {
     ...(args.note ? ['', `Note: ${args.note}`] : []),
     '',
     `Data: ${Number(args.items).toLocaleString('en-US')} memory items (bench/lib/org-seed.ts), ${Number(args.operations).toLocaleString('en-US')} operations ` +
-      `of every kind and status (capability ones with their verdicts and, when paused, a pending decision; message ones with a delivery), ` +
+      `of every kind and status (capability ones with their verdicts and, when paused, a pending decision, and a third of the succeeded ones approved in the inbox; message ones with a delivery), ` +
       `${Number(args.tasks).toLocaleString('en-US')} tasks and ${Number(args.activity).toLocaleString('en-US')} activity entries, a tenth of it all in a second ` +
       `space whose only member is the "member" (bench/lib/console-seed.ts); loading took ${seeds.join('; ')}.`,
     '',

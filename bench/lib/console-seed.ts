@@ -2,7 +2,7 @@
  * The console's data for `npm run bench:console`, loaded by bulk INSERT … SELECT over generate_series through the
  * service's own database handle (on top of org-seed.ts's memory items): a second space with a member (to measure
  * a member's scoped pages), operations of every kind and status spread over both spaces and the last 30 days —
- * the capability ones with their gate verdicts, a share paused with a pending decision, the message ones with a
+ * the capability ones with their gate verdicts, a share paused with a pending decision and a share approved, the message ones with a
  * delivery — tasks on the board, and activity entries of every family; then (VACUUM) ANALYZE.
  */
 import { setTimeout } from 'node:timers/promises';
@@ -86,7 +86,7 @@ export async function seedConsole(database: Database, options: ConsoleSeedOption
   await run(sql`
     INSERT INTO gate_verdicts (id, capability_id, agent_id, space_id, operation_id, verdict, reasons, rule_ids, shadow, inputs, created_at)
     SELECT 'gv_bench_' || o.n, ${capabilityId}, o.agent_id, o.space_id, o.id,
-           CASE WHEN o.status = 'paused' THEN 'require_approval' WHEN o.status = 'failed' THEN 'deny' ELSE 'allow' END,
+           CASE WHEN o.status = 'paused' OR (o.status = 'succeeded' AND o.n % 3 = 0) THEN 'require_approval' WHEN o.status = 'failed' THEN 'deny' ELSE 'allow' END,
            '["autonomy 2 allows low-risk actions"]'::jsonb, '[]'::jsonb,
            CASE WHEN o.n % 3 = 0 THEN '[{"rule_id":"rul_shadow","name":"Trial: ask before deploys","would":"require_approval"}]'::jsonb ELSE '[]'::jsonb END,
            '{}'::jsonb, o.created_at
@@ -96,7 +96,16 @@ export async function seedConsole(database: Database, options: ConsoleSeedOption
     SELECT 'dec_bench_' || substr(o.id, 10), 'pending', o.id, ${capabilityId}, o.agent_id, o.space_id, o.input, md5(o.id), 'medium',
            '["medium risk needs a person"]'::jsonb, 'gv_bench_' || substr(o.id, 10), o.created_at, now() + interval '7 days'
     FROM operations o WHERE o.kind = 'capability' AND o.status = 'paused' AND o.id LIKE 'op_bench_%'`);
-  await run(sql`UPDATE operations SET decision_id = 'dec_bench_' || substr(id, 10) WHERE kind = 'capability' AND status = 'paused' AND id LIKE 'op_bench_%'`);
+  // A share of the ones that ran had paused first and were approved in the inbox (its "Recently resolved").
+  await run(sql`
+    INSERT INTO decisions (id, status, operation_id, capability_id, agent_id, space_id, input, action_hash, risk, reasons, verdict_id, created_at,
+                           expires_at, resolved_at, resolved_by, resolved_via)
+    SELECT 'dec_bench_' || substr(o.id, 10), 'approved', o.id, ${capabilityId}, o.agent_id, o.space_id, o.input, md5(o.id), 'medium',
+           '["medium risk needs a person"]'::jsonb, 'gv_bench_' || substr(o.id, 10), o.created_at, o.created_at + interval '7 days',
+           o.created_at + interval '1 second', ${options.owner.id}, 'inbox'
+    FROM operations o WHERE o.kind = 'capability' AND o.status = 'succeeded' AND substr(o.id, 10)::int % 3 = 0 AND o.id LIKE 'op_bench_%'`);
+  await run(sql`UPDATE operations SET decision_id = 'dec_bench_' || substr(id, 10)
+                WHERE id IN (SELECT operation_id FROM decisions WHERE id LIKE 'dec_bench_%')`);
   await run(sql`
     INSERT INTO deliveries (id, operation_id, type, content, status, attempts, first_attempt_at, last_error, created_at, updated_at)
     SELECT 'msg_bench_' || substr(o.id, 10), o.id, 'message', jsonb_build_object('text', 'hello'),
