@@ -9,6 +9,7 @@ import { secureDataDir } from '../platform/data-dir.js';
 import { openDatabase } from '../platform/database.js';
 import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
 import { startJobWorker, type JobHandler } from '../platform/jobs.js';
+import { closeInOrder } from '../platform/lifecycle.js';
 import { registerFavicon } from '../platform/favicon.js';
 import { registerMetrics } from '../platform/metrics.js';
 import { CONTENT_SECRET_NAME, loadOrCreateSecret } from '../platform/secrets.js';
@@ -73,11 +74,13 @@ export async function createContentService(config: ContentConfig, options: Conte
   registerContentMcp(app, ctx);
   registerFavicon(app);
 
-  app.addHook('onClose', async () => {
-    await ctx.jobs.stop();
-    await changes.close();
-    await database.close();
-  });
+  app.addHook('onClose', () =>
+    closeInOrder(app.log, [
+      { name: 'the job worker', run: () => ctx.jobs.stop() },
+      { name: 'the change feed', run: () => changes.close() },
+      { name: 'the database', run: () => database.close(), state: () => ({ pool: database.pool() }) },
+    ]),
+  );
 
   const notes = (origin: string) => [
     `MCP ${origin}/mcp (bearer token: the content API secret, in ${secretSource})`,

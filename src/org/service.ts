@@ -9,6 +9,7 @@ import { secureDataDir } from '../platform/data-dir.js';
 import { openDatabase, ping, type Database } from '../platform/database.js';
 import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
 import { startJobWorker, type JobWorker } from '../platform/jobs.js';
+import { closeInOrder } from '../platform/lifecycle.js';
 import { parseTraceparent, withTraceparent } from '../platform/trace.js';
 import { createVerifiedTokens, registerAuthRoutes } from '../auth/index.js';
 import { ChangeFeed } from '../platform/changes.js';
@@ -129,14 +130,16 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
   registerFavicon(app);
   registerAgentApi(app, ctx);
 
-  app.addHook('onClose', async () => {
-    await worker.stop();
-    mailer?.close();
-    await sealer.stop();
-    await watch.close();
-    await changes.close();
-    await database.close();
-  });
+  app.addHook('onClose', () =>
+    closeInOrder(app.log, [
+      { name: 'the job worker', run: () => worker.stop() },
+      { name: 'the mailer', run: () => mailer?.close() },
+      { name: 'the activity sealer', run: () => sealer.stop() },
+      { name: 'the operation watch', run: () => watch.close() },
+      { name: 'the change feed', run: () => changes.close() },
+      { name: 'the database', run: () => database.close(), state: () => ({ pool: database.pool() }) },
+    ]),
+  );
   return { app, database, ctx, jobs: worker, ...listening(app, 'org', config, bannerNotes(config)) };
 }
 

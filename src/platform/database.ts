@@ -291,7 +291,10 @@ async function openPostgres(config: DatabaseConfig, options: OpenOptions): Promi
   });
   // An idle connection the server ended (a restart, a failover) is an 'error' event on the pool: without a
   // listener it would end the process. The pool drops that connection and opens another when next needed.
-  pool.on('error', (error) => options.log?.warn({ err: error }, 'a database connection was lost; the pool replaces it'));
+  // pg-pool hangs the whole client on the error (`err.client`): the log gets what the server said, not that.
+  pool.on('error', (error: Error & { code?: string }) =>
+    options.log?.warn({ err: { message: error.message, code: error.code } }, 'a database connection was lost; the pool replaces it'),
+  );
   // The pool listens only to the connections it holds idle. One handed out but between statements (inside a
   // transaction, say) when the server ends it would raise its 'error' event with no listener: an uncaught
   // exception, thrown before the connection reports its end, so the pool would count it forever and `close()`

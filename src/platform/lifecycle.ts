@@ -20,3 +20,37 @@ export function closeOnSignals(services: Closable[], log: (message: string) => v
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 }
+
+/** One part of a service's shutdown, named for the log. */
+export interface ShutdownStep {
+  name: string;
+  run: () => unknown;
+  /** What to log about the part should it not finish in time (a pool's connections, say). */
+  state?: () => object;
+}
+
+interface ShutdownLog {
+  error(details: object, message: string): void;
+}
+
+/**
+ * Runs a service's shutdown steps in order, each given `patienceMs` (default 10 s): a step that fails or has
+ * not finished by then is logged as an error by name, with its state, and the rest go on. A shutdown always finishes, and
+ * whatever held it up says what it was, instead of the process (or a test's teardown) waiting on it forever.
+ */
+export async function closeInOrder(log: ShutdownLog, steps: readonly ShutdownStep[], patienceMs = 10_000): Promise<void> {
+  for (const step of steps) {
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      Promise.resolve()
+        .then(step.run)
+        .then(
+          () => 'done' as const,
+          (error: unknown) => (log.error({ err: error, step: step.name }, `shutdown: ${step.name} failed; going on`), 'failed' as const),
+        ),
+      new Promise<'late'>((resolve) => (timer = setTimeout(resolve, patienceMs, 'late'))),
+    ]);
+    clearTimeout(timer);
+    if (outcome === 'late') log.error({ step: step.name, patienceMs, ...step.state?.() }, `shutdown: ${step.name} has not finished; going on without it`);
+  }
+}
