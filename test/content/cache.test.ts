@@ -228,4 +228,19 @@ describe.skipIf(!postgresUrl)('public read cache across two processes on one Pos
     // The cache keeps entries for 60 s; only the change notice can make the reader fresh this soon.
     expect(staleFor).toBeLessThan(500);
   });
+
+  it("shows a vote counted on one process in the other's cached read as soon as its notice arrives", async () => {
+    const created = await writer.request('POST', '/roadmap', { json: { title: 'Voted on the other process', ...actor }, auth: true });
+    expect(created.status).toBe(201);
+    const path = `/roadmap/${created.body.slug}`;
+    await readUntil(() => reader.request('GET', path), (response) => response.status === 200);
+    expect((await reader.request('GET', path)).body.votes).toBe(0);
+
+    // The vote is one statement whose change notice is part of it (votes.ts).
+    expect((await writer.request('POST', `${path}/vote`, { json: { voter_id: 'far-away' } })).body).toEqual({ votes: 1, voted: true });
+    const voted = Date.now();
+    const after = await readUntil(() => reader.request('GET', path), (response) => response.body.votes === 1);
+    expect(after.body.votes).toBe(1);
+    expect(Date.now() - voted).toBeLessThan(500);
+  });
 });

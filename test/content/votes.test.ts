@@ -105,13 +105,14 @@ describe.each(engines)('roadmap votes on %s', (engine) => {
     const slug = await create({ title: 'Crowd favourite' });
     const voters = Array.from({ length: 200 }, (_, n) => `crowd-${n}`);
     const votes = await Promise.all([...voters, ...voters].map((voter) => vote(slug, voter)));
-    expect(votes.every((response) => response.status === 200 && response.body.voted === true)).toBe(true);
+    const answer = (response: { status: number; body: unknown }) => ({ status: response.status, body: response.body });
+    expect(votes.filter((response) => !(response.status === 200 && response.body.voted === true)).map(answer)).toEqual([]);
     expect(Math.max(...votes.map((response) => response.body.votes))).toBe(200);
     expect(await votesOf(slug)).toBe(200);
     expect(await voteRows(slug)).toBe(200);
 
     const withdrawals = await Promise.all([...voters, ...voters].map((voter) => unvote(slug, voter)));
-    expect(withdrawals.every((response) => response.status === 200 && response.body.voted === false)).toBe(true);
+    expect(withdrawals.filter((response) => !(response.status === 200 && response.body.voted === false)).map(answer)).toEqual([]);
     expect(Math.min(...withdrawals.map((response) => response.body.votes))).toBe(0);
     expect(await votesOf(slug)).toBe(0);
     expect(await voteRows(slug)).toBe(0);
