@@ -8,7 +8,7 @@ import { ChangeFeed } from '../platform/changes.js';
 import { secureDataDir } from '../platform/data-dir.js';
 import { openDatabase } from '../platform/database.js';
 import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
-import { startJobWorker, type JobHandler } from '../platform/jobs.js';
+import { JOB_DRAIN_MS, startJobWorker, type JobHandler } from '../platform/jobs.js';
 import { closeInOrder } from '../platform/lifecycle.js';
 import { registerFavicon } from '../platform/favicon.js';
 import { registerMetrics } from '../platform/metrics.js';
@@ -76,7 +76,7 @@ export async function createContentService(config: ContentConfig, options: Conte
 
   app.addHook('onClose', () =>
     closeInOrder(app.log, [
-      { name: 'the job worker', run: () => ctx.jobs.stop() },
+      { name: 'the job worker', run: () => ctx.jobs.stop(), patienceMs: JOB_DRAIN_MS },
       { name: 'the change feed', run: () => changes.close() },
       { name: 'the database', run: () => database.close(), state: () => ({ pool: database.pool() }) },
     ]),

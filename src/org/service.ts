@@ -8,7 +8,7 @@ import type { OrgConfig } from '../config.js';
 import { secureDataDir } from '../platform/data-dir.js';
 import { openDatabase, ping, type Database } from '../platform/database.js';
 import { createHttpServer, listening, type HttpServer, type Listening } from '../platform/http.js';
-import { startJobWorker, type JobWorker } from '../platform/jobs.js';
+import { JOB_DRAIN_MS, startJobWorker, type JobWorker } from '../platform/jobs.js';
 import { closeInOrder } from '../platform/lifecycle.js';
 import { parseTraceparent, withTraceparent } from '../platform/trace.js';
 import { createVerifiedTokens, registerAuthRoutes } from '../auth/index.js';
@@ -132,7 +132,7 @@ export async function createOrgService(config: OrgConfig, options: OrgServiceOpt
 
   app.addHook('onClose', () =>
     closeInOrder(app.log, [
-      { name: 'the job worker', run: () => worker.stop() },
+      { name: 'the job worker', run: () => worker.stop(), patienceMs: JOB_DRAIN_MS },
       { name: 'the mailer', run: () => mailer?.close() },
       { name: 'the activity sealer', run: () => sealer.stop() },
       { name: 'the operation watch', run: () => watch.close() },

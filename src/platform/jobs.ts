@@ -152,6 +152,13 @@ export interface ClaimedHere {
 /** How long finished jobs wait to be deleted together. */
 const FINISHED_FLUSH_MS = 50;
 
+/**
+ * How long a stopping service waits for the jobs its worker is running before closing the rest without them
+ * (lifecycle.ts `closeInOrder`): an outbound attempt is bounded by its own timeout, 10 s by default. A job cut off
+ * keeps its lease and runs again once the lease has passed, on this process's next start or another process.
+ */
+export const JOB_DRAIN_MS = 30_000;
+
 export function startJobWorker(database: Database, options: JobWorkerOptions): JobWorker {
   const { handlers, log } = options;
   const pollMs = options.pollMs ?? 500;

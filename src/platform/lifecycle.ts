@@ -25,6 +25,8 @@ export function closeOnSignals(services: Closable[], log: (message: string) => v
 export interface ShutdownStep {
   name: string;
   run: () => unknown;
+  /** How long it may take before the rest go on without it; default 10 s. */
+  patienceMs?: number;
   /** What to log about the part should it not finish in time (a pool's connections, say). */
   state?: () => object;
 }
@@ -34,12 +36,13 @@ interface ShutdownLog {
 }
 
 /**
- * Runs a service's shutdown steps in order, each given `patienceMs` (default 10 s): a step that fails or has
- * not finished by then is logged as an error by name, with its state, and the rest go on. A shutdown always finishes, and
+ * Runs a service's shutdown steps in order, each given its patience: a step that fails or has not finished by
+ * then is logged as an error by name, with its state, and the rest go on. A shutdown always finishes, and
  * whatever held it up says what it was, instead of the process (or a test's teardown) waiting on it forever.
  */
-export async function closeInOrder(log: ShutdownLog, steps: readonly ShutdownStep[], patienceMs = 10_000): Promise<void> {
+export async function closeInOrder(log: ShutdownLog, steps: readonly ShutdownStep[]): Promise<void> {
   for (const step of steps) {
+    const patienceMs = step.patienceMs ?? 10_000;
     let timer: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([
       Promise.resolve()
