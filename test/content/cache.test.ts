@@ -55,8 +55,8 @@ describe('the read cache bounds', () => {
 });
 
 /** Notices reach other processes a moment after the write returns: read again for at most a second. */
-async function readUntil(read: () => Promise<TestResponse>, done: (response: TestResponse) => boolean): Promise<TestResponse> {
-  const deadline = Date.now() + 1000;
+async function readUntil(read: () => Promise<TestResponse>, done: (response: TestResponse) => boolean, ms = 1000): Promise<TestResponse> {
+  const deadline = Date.now() + ms;
   for (;;) {
     const response = await read();
     if (done(response) || Date.now() > deadline) return response;
@@ -236,11 +236,10 @@ describe.skipIf(!postgresUrl)('public read cache across two processes on one Pos
     await readUntil(() => reader.request('GET', path), (response) => response.status === 200);
     expect((await reader.request('GET', path)).body.votes).toBe(0);
 
-    // The vote is one statement whose change notice is part of it (votes.ts).
+    // The vote is one statement whose change notice is part of it (votes.ts). The reader keeps its entry for 60 s:
+    // only the notice can make it fresh within the 10 s allowed here (for a busy machine).
     expect((await writer.request('POST', `${path}/vote`, { json: { voter_id: 'far-away' } })).body).toEqual({ votes: 1, voted: true });
-    const voted = Date.now();
-    const after = await readUntil(() => reader.request('GET', path), (response) => response.body.votes === 1);
+    const after = await readUntil(() => reader.request('GET', path), (response) => response.body.votes === 1, 10_000);
     expect(after.body.votes).toBe(1);
-    expect(Date.now() - voted).toBeLessThan(500);
   });
 });
