@@ -54,7 +54,7 @@ describe('the read cache bounds', () => {
   });
 });
 
-/** Notices reach other processes a moment after the write returns: read again for at most a second. */
+/** Notices reach other processes a moment after the write returns: read again for at most `ms` (a second by default). */
 async function readUntil(read: () => Promise<TestResponse>, done: (response: TestResponse) => boolean, ms = 1000): Promise<TestResponse> {
   const deadline = Date.now() + ms;
   for (;;) {

@@ -113,11 +113,11 @@ describe('atrium serve', () => {
 });
 
 /** A process's JSON log, a line each. */
-function logLines(output: string): Array<{ level: number; msg: string }> {
+function logLines<Line extends { msg: string } = { level: number; msg: string }>(output: string): Line[] {
   return output
     .split('\n')
     .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { level: number; msg: string });
+    .map((line) => JSON.parse(line) as Line);
 }
 
 /** The lines that announce a generated secret or password. */
@@ -127,9 +127,5 @@ function generatedLines(lines: Array<{ level: number; msg: string }>): Array<{ l
 
 /** The request lines (`msg: "request"`) of a process's JSON log. */
 function requestLines(output: string): Array<{ method: string; url: string; status: number; ms: number }> {
-  return output
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { msg: string; method: string; url: string; status: number; ms: number })
-    .filter((line) => line.msg === 'request');
+  return logLines<{ msg: string; method: string; url: string; status: number; ms: number }>(output).filter((line) => line.msg === 'request');
 }
