@@ -490,7 +490,8 @@ const WHERE_THE_TIME_GOES = [
     '(the floor\'s server 1.3 ms and 0.4 ms; sampled from /proc during a run, session 33); the org process\'s profile ' +
     'puts a fifth in socket writes (each statement, the answer, the delivery), a sixth in garbage collection (the young ' +
     'generation was held to 2 MB for idle memory then; 4 MB since session 34, SERVING_NODE_FLAGS) and most of the rest in building statements; ' +
-    'PostgreSQL\'s log puts half of each write statement\'s time in parse and plan. ' +
+    'PostgreSQL\'s log put half of each write statement\'s time in parse and plan, so a write seen twice is prepared on ' +
+    'each connection since session 50 (src/platform/prepared-writes.ts). ' +
     'The bare work row is the floor of any durable round trip on the same machine (a row written before the action, ' +
     'the signed POST, the outcome written after: two statements and nothing else); where it is itself under half of ' +
     'service_context, no implementation that records work before doing it reaches the 0.5× target on that machine. ' +

@@ -25,6 +25,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { createOwnerOnlyFiles, tightenTree } from './data-dir.js';
 import { lockDatabaseDirectory, type DatabaseLock } from './database-lock.js';
+import { PreparingClient } from './prepared-writes.js';
 
 export type Db = PgDatabase<PgQueryResultHKT>;
 /** Inside `db.transaction(async (tx) => …)`; accepted wherever a `Db` is. */
@@ -277,6 +278,8 @@ async function openPostgres(config: DatabaseConfig, options: OpenOptions): Promi
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
+    // Repeated writes are parsed and planned once per connection (prepared-writes.ts).
+    Client: PreparingClient,
     // JIT off: every statement here is a short read or write, and a server that JIT-compiles one the planner
     // costs high (search's skipped whole-table part, say) spends 25–35 ms compiling a query that runs in 5.
     options: `-c search_path="${schema}",public -c TimeZone=UTC -c jit=off`,
