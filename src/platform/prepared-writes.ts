@@ -13,17 +13,19 @@
  * Only writes: their rows are named by key, so a generic plan serves every value. A read's best plan can depend on
  * its values (a common word against a rare one at a million rows), which a generic plan would lose. Bounded: a
  * connection holds at most `PER_CONNECTION` of them and never drops one (dropping one a queued statement is about to
- * bind would fail it); past that, writes go unnamed as before. Statements seen once (a first start's, a migration's)
- * are never prepared. A connection the pool replaces (pg-pool ends one whose statement failed) prepares each write
+ * bind would fail it); past that, writes go unnamed as before. The process names at most `KNOWN_TEXTS` texts, none
+ * longer than `LONGEST_TEXT`. Statements seen once (a first start's, a migration's) are never prepared. A connection the pool replaces (pg-pool ends one whose statement failed) prepares each write
  * again the first time it runs one.
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 
-/** Prepared writes one connection holds at most: well above the distinct hot writes (some twenty). */
+/** Prepared writes one connection holds at most: well above the distinct writes a process repeats (a few dozen). */
 export const PER_CONNECTION = 64;
-/** Distinct write texts this process counts, and names, at most; past that, a new text goes unnamed. */
-const KNOWN_TEXTS = 2_000;
+/** Distinct write texts this process names at most, and counts at most before it forgets the ones seen once. */
+const KNOWN_TEXTS = 500;
+/** A longer write is a bulk one whose text changes with its rows (an import, a seed): never worth a name. */
+const LONGEST_TEXT = 8_192;
 
 /** Write texts seen once in this process; seen again, a text is named (and so prepared). */
 const seenOnce = new Set<string>();
@@ -39,9 +41,11 @@ function isWrite(text: string): boolean {
 function preparedName(text: string): string | undefined {
   const known = names.get(text);
   if (known) return known;
-  if (!isWrite(text)) return undefined;
+  if (text.length > LONGEST_TEXT || names.size >= KNOWN_TEXTS || !isWrite(text)) return undefined;
   if (!seenOnce.has(text)) {
-    if (seenOnce.size + names.size < KNOWN_TEXTS) seenOnce.add(text);
+    // Full of texts seen once (statements whose shape varies): forget them, so a write repeated later still counts.
+    if (seenOnce.size >= KNOWN_TEXTS) seenOnce.clear();
+    seenOnce.add(text);
     return undefined;
   }
   seenOnce.delete(text);
@@ -53,10 +57,16 @@ function preparedName(text: string): string | undefined {
 interface QueryConfig {
   text: string;
   name?: string;
+  submit?: unknown;
 }
 
+/** A plain statement config without a name (not a text alone, a named statement, nor a submittable such as a cursor). */
 const isQueryConfig = (value: unknown): value is QueryConfig =>
-  typeof value === 'object' && value !== null && typeof (value as QueryConfig).text === 'string' && !(value as QueryConfig).name;
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as QueryConfig).text === 'string' &&
+  !(value as QueryConfig).name &&
+  typeof (value as QueryConfig).submit !== 'function';
 
 /** pg.Client naming repeated writes (above); a pool made with `Client: PreparingClient` uses it for every connection. */
 export class PreparingClient extends pg.Client {
