@@ -14,8 +14,8 @@
  * its values (a common word against a rare one at a million rows), which a generic plan would lose. Bounded: a
  * connection holds at most `PER_CONNECTION` of them and never drops one (dropping one a queued statement is about to
  * bind would fail it); past that, writes go unnamed as before. The process names at most `KNOWN_TEXTS` texts, none
- * longer than `LONGEST_TEXT`. Statements seen once (a first start's, a migration's) are never prepared. A connection the pool replaces (pg-pool ends one whose statement failed) prepares each write
- * again the first time it runs one.
+ * longer than `LONGEST_TEXT`. Statements seen once (a first start's, a migration's) are never prepared. A connection
+ * the pool replaces (pg-pool ends one whose statement failed) prepares each write again the first time it runs one.
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
