@@ -39,9 +39,10 @@ function isWrite(text: string): boolean {
 
 /** The name a write gets once it has been seen before; undefined while it has not (or is not a write). */
 function preparedName(text: string): string | undefined {
+  // A read is told by its first word, before the text is hashed for the lookup: most statements are reads.
+  if (text.length > LONGEST_TEXT || !isWrite(text)) return undefined;
   const known = names.get(text);
-  if (known) return known;
-  if (text.length > LONGEST_TEXT || names.size >= KNOWN_TEXTS || !isWrite(text)) return undefined;
+  if (known || names.size >= KNOWN_TEXTS) return known;
   if (!seenOnce.has(text)) {
     // Full of texts seen once (statements whose shape varies): forget them, so a write repeated later still counts.
     if (seenOnce.size >= KNOWN_TEXTS) seenOnce.clear();

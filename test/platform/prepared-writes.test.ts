@@ -12,9 +12,9 @@ import { postgresUrl, testDatabase, type TestDatabase } from '../helpers/databas
 describe.skipIf(!postgresUrl)('repeated writes prepared on PostgreSQL', () => {
   let scratch: TestDatabase;
   let database: Database;
-  /** The statements this database's one connection has prepared (each test's own table names them apart). */
-  const prepared = async (table: string) =>
-    (await database.rows<{ statement: string }>(sql`SELECT statement FROM pg_prepared_statements`)).map((row) => row.statement).filter((text) => text.includes(table));
+  /** The statements a database's one connection has prepared, those naming `table` (each test's own) or all of them. */
+  const prepared = async (table: string, on = database) =>
+    (await on.rows<{ statement: string }>(sql`SELECT statement FROM pg_prepared_statements`)).map((row) => row.statement).filter((text) => text.includes(table));
 
   beforeAll(async () => {
     scratch = testDatabase('postgres');
@@ -93,9 +93,9 @@ describe.skipIf(!postgresUrl)('repeated writes prepared on PostgreSQL', () => {
       }
       const [{ count }] = await fresh.rows<{ count: number }>(sql`SELECT count(*)::int AS count FROM shapes`);
       expect(count).toBe(shapes * 2);
-      const held = await fresh.rows<{ statement: string }>(sql`SELECT statement FROM pg_prepared_statements`);
+      const held = await prepared('', fresh);
       expect(held).toHaveLength(PER_CONNECTION);
-      expect(held.every((row) => row.statement.startsWith('INSERT INTO shapes'))).toBe(true);
+      expect(held.every((statement) => statement.startsWith('INSERT INTO shapes'))).toBe(true);
     } finally {
       await fresh.close();
       await own.drop();
