@@ -9,7 +9,7 @@
  */
 import { and, eq, getTableColumns, inArray, is, sql, SQL, type WithSubquery } from 'drizzle-orm';
 import type { PgColumn, PgTable, PgUpdateSetSource, SelectedFields } from 'drizzle-orm/pg-core';
-import { inTransaction, type Queryable } from './database.js';
+import { inTransaction, queryRows, type Queryable } from './database.js';
 import { isAppError } from './errors.js';
 
 export interface Transition<Status extends string> {
@@ -72,6 +72,7 @@ export function stateTable<T extends MovableTable, Status extends string, Event 
   spec: StateTableSpec<T, Status, Event, Explain, Told>,
 ): StateTable<T, Status, Event, Told> {
   const { table, transitions } = spec;
+  const shape = tableShape(table);
   return {
     transitions,
     async move(db, target, event, changes = {}, alongside = []) {
@@ -92,11 +93,10 @@ export function stateTable<T extends MovableTable, Status extends string, Event 
       let row: T['$inferSelect'] | undefined;
       if (held && movedWrites) {
         // One statement: the move, and what goes with it only if it moved.
-        const movedRow = db.$with('moved', getTableColumns(table)).as(db.update(table).set(set).where(where).returning().getSQL());
         const after = { ...held, ...plainValues(set) } as T['$inferSelect'];
-        const writes = movedWrites(after, event, sql`EXISTS (SELECT FROM moved)`, told).map((write, i) => db.$with(`moved_${i}`, {}).as(write));
-        // (A generic table's CTE is beyond drizzle's types; the selection is the table's own columns.)
-        [row] = (await db.with(...alongside, movedRow, ...writes).select().from(movedRow as never)) as T['$inferSelect'][];
+        const writes = movedWrites(after, event, sql`EXISTS (SELECT FROM moved)`, told);
+        const [moved] = await queryRows<Record<string, unknown>>(db, movedStatement(shape, set, where, alongside, writes));
+        row = moved && rowOf(shape, moved);
       } else if (moved || movedWrites) {
         // The refusal is thrown after the transaction, so `alongside` stands as it does without one.
         row = await inTransaction(db, async (tx) => {
@@ -115,6 +115,56 @@ export function stateTable<T extends MovableTable, Status extends string, Event 
       throw spec.refusal(current, event);
     },
   };
+}
+
+/**
+ * What the one-statement move needs of its table, made once: its columns by key, and their names as one fragment.
+ * The hot moves (an operation's end) are built by hand from these rather than through drizzle's update and select
+ * builders, which render every column of the table twice per call (the RETURNING, then the CTE's selection) and
+ * were a tenth of the organization's CPU per work round trip (bench/RESULTS.md, session 51).
+ */
+interface TableShape {
+  table: PgTable;
+  columns: [key: string, column: PgColumn][];
+  byKey: Record<string, PgColumn>;
+  names: SQL;
+}
+
+function tableShape(table: MovableTable): TableShape {
+  const byKey = getTableColumns(table) as Record<string, PgColumn>;
+  const columns = Object.entries(byKey);
+  return { table, columns, byKey, names: sql.raw(columns.map(([, column]) => `"${column.name}"`).join(', ')) };
+}
+
+/**
+ * `WITH <alongside>, moved AS (UPDATE … RETURNING <columns>), moved_<i> AS (<write i>) SELECT <columns> FROM moved`:
+ * the statement drizzle's `db.with(…).select().from(moved)` makes, its values sent as parameters the same way (each
+ * through its column's encoder, as the update builder does).
+ */
+function movedStatement(shape: TableShape, set: Record<string, unknown>, where: SQL | undefined, alongside: WithSubquery[], writes: SQL[]): SQL {
+  const assignments = Object.entries(set)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => {
+      const column = shape.byKey[key]!;
+      return sql`${sql.identifier(column.name)} = ${is(value, SQL) ? value : sql.param(value, column)}`;
+    });
+  const update = sql`UPDATE ${shape.table} SET ${sql.join(assignments, sql`, `)} WHERE ${where} RETURNING ${shape.names}`;
+  const ctes = [
+    ...alongside.map((query) => sql`${sql.identifier(query._.alias)} AS (${query._.sql})`),
+    sql`moved AS (${update})`,
+    ...writes.map((write, i) => sql`${sql.raw(`moved_${i}`)} AS (${write})`),
+  ];
+  return sql`WITH ${sql.join(ctes, sql`, `)} SELECT ${shape.names} FROM moved`;
+}
+
+/** A row the statement returned as the table's row: each column decoded as drizzle's select decodes it. */
+function rowOf<Row>(shape: TableShape, raw: Record<string, unknown>): Row {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of shape.columns) {
+    const value = raw[column.name];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as Row;
 }
 
 /** The values of a `SET` that are values, not SQL the database computes (a stamp's `now()`). */

@@ -147,6 +147,15 @@ agents:
         code: 'idempotency_conflict',
       });
     });
+
+    it('an answer of any JSON shape is the result as sent: a list, a string, a number', async () => {
+      for (const result of [[1, 'two', { three: [3] }], [], 'plain words', 42]) {
+        script = () => ({ status: 200, body: { result } });
+        const operation = await message('scripted', 'answer with a shape');
+        expect(operation).toMatchObject({ status: 'succeeded', result });
+        expect(await mcp.callOk('get_operation', { operation_id: operation.operation_id })).toMatchObject({ status: 'succeeded', result });
+      }
+    });
   });
 
   describe('the receiving side verifies signatures', () => {
