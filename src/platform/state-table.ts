@@ -7,7 +7,7 @@
  * throws the refusal naming the status the row is really in, or the row's `not_found`. Operations, tasks,
  * decisions and the content workflows each declare their table; the rule of applying one is written here once.
  */
-import { and, eq, getTableColumns, inArray, is, sql, SQL, type WithSubquery } from 'drizzle-orm';
+import { and, Column, eq, getTableColumns, inArray, is, sql, SQL, type WithSubquery } from 'drizzle-orm';
 import type { PgColumn, PgTable, PgUpdateSetSource, SelectedFields } from 'drizzle-orm/pg-core';
 import { inTransaction, queryRows, type Queryable } from './database.js';
 import { isAppError } from './errors.js';
@@ -120,8 +120,8 @@ export function stateTable<T extends MovableTable, Status extends string, Event 
 /**
  * What the one-statement move needs of its table, made once: its columns by key, and their names as one fragment.
  * The hot moves (an operation's end) are built by hand from these rather than through drizzle's update and select
- * builders, which render every column of the table twice per call (the RETURNING, then the CTE's selection) and
- * were a tenth of the organization's CPU per work round trip (bench/RESULTS.md, session 51).
+ * builders, which render every column of the table twice per call (the RETURNING, then the CTE's selection): drizzle's
+ * share of the organization's CPU in a work round trip went from about 14 % to 10 % (bench/RESULTS.md, session 51).
  */
 interface TableShape {
   table: PgTable;
@@ -146,7 +146,7 @@ function movedStatement(shape: TableShape, set: Record<string, unknown>, where: 
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => {
       const column = shape.byKey[key]!;
-      return sql`${sql.identifier(column.name)} = ${is(value, SQL) ? value : sql.param(value, column)}`;
+      return sql`${sql.identifier(column.name)} = ${is(value, SQL) || is(value, Column) ? value : sql.param(value, column)}`;
     });
   const update = sql`UPDATE ${shape.table} SET ${sql.join(assignments, sql`, `)} WHERE ${where} RETURNING ${shape.names}`;
   const ctes = [
