@@ -146,7 +146,7 @@ function movedStatement(shape: TableShape, set: Record<string, unknown>, where: 
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => {
       const column = shape.byKey[key]!;
-      return sql`${sql.identifier(column.name)} = ${is(value, SQL) || is(value, Column) ? value : sql.param(value, column)}`;
+      return sql`${sql.identifier(column.name)} = ${computed(value) ? value : sql.param(value, column)}`;
     });
   const update = sql`UPDATE ${shape.table} SET ${sql.join(assignments, sql`, `)} WHERE ${where} RETURNING ${shape.names}`;
   const ctes = [
@@ -167,9 +167,14 @@ function rowOf<Row>(shape: TableShape, raw: Record<string, unknown>): Row {
   return row as Row;
 }
 
-/** The values of a `SET` that are values, not SQL the database computes (a stamp's `now()`). */
+/** A `SET` value the database computes: SQL (a stamp's `now()`) or another column, as drizzle's update builder takes them. */
+function computed(value: unknown): value is SQL | Column {
+  return is(value, SQL) || is(value, Column);
+}
+
+/** The values of a `SET` that are values, not what the database computes. */
 function plainValues(set: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(set).filter(([, value]) => !is(value, SQL)));
+  return Object.fromEntries(Object.entries(set).filter(([, value]) => !computed(value)));
 }
 
 /**
