@@ -10,11 +10,20 @@ import path from 'node:path';
 import type { AxeResults } from 'axe-core';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { engines, type Engine } from './databases.js';
 import { signInAs } from './sdk-oauth.js';
 
 const axeSource: string = createRequire(import.meta.url)('axe-core').source;
 
 export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-artifacts/screenshots');
+
+/**
+ * The one database the browser checks run on: PostgreSQL when the suite has it, else the embedded one. What Chromium
+ * makes of a page (axe-core, a phone's width, the screenshots) does not depend on the engine behind it, and each
+ * page's server side is tested on both engines in its own file; the checks on both were a fifth of the suite's time
+ * (bench/RESULTS.md, session 52). The tests of these files that are not page checks still run on both.
+ */
+export const PAGE_CHECK_ENGINE: Engine = engines.at(-1)!;
 
 const WIDTHS = [
   { label: 'desktop', width: 1280, height: 800 },

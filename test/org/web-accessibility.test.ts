@@ -13,15 +13,14 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { defineOperationKind } from '../../src/org/operations/kinds.js';
 import { askTaskQuestion, startTask } from '../../src/org/tasks/agent.js';
 import { taskOperationInput } from '../../src/org/tasks/records.js';
-import { engines } from '../helpers/databases.js';
 import { registerClient, startAuthorization } from '../helpers/oauth-flow.js';
 import { connectOrgMcp, type OrgMcp } from '../helpers/org-mcp.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
-import { checkPage, launchChromium, type PageTarget, pageChecksTimeout } from '../helpers/page-check.js';
+import { checkPage, launchChromium, PAGE_CHECK_ENGINE, type PageTarget, pageChecksTimeout } from '../helpers/page-check.js';
 import { signInAs } from '../helpers/sdk-oauth.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
-describe.each(engines)('every page passes the browser check on %s', (engine) => {
+describe.each([PAGE_CHECK_ENGINE])('every page passes the browser check on %s', (engine) => {
   let org: TestOrg;
   let receiver: WebhookReceiver;
   let actor: OrgMcp;
