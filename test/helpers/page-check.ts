@@ -21,7 +21,8 @@ export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-artifac
  * The one database the browser checks run on: PostgreSQL when the suite has it, else the embedded one. What Chromium
  * makes of a page (axe-core, a phone's width, the screenshots) does not depend on the engine behind it, and each
  * page's server side is tested on both engines in its own file; the checks on both were a fifth of the suite's time
- * (bench/RESULTS.md, session 52). The tests of these files that are not page checks still run on both.
+ * (bench/RESULTS.md, session 52). A test that only checks pages runs on it alone (`it.runIf(engine ===
+ * PAGE_CHECK_ENGINE)`); a test that also does something through the page (approves, signs out, joins) runs on both.
  */
 export const PAGE_CHECK_ENGINE: Engine = engines.at(-1)!;
 

@@ -15,7 +15,7 @@ import { newWebhookSecret, startReceiver, type Receiver } from '../helpers/agent
 import { engines } from '../helpers/databases.js';
 import { OWNER, startOrg, type TestOrg } from '../helpers/org.js';
 import { connectOrgMcp, type OrgMcp, settleOperation } from '../helpers/org-mcp.js';
-import { checkPage, launchChromium, pageChecksTimeout } from '../helpers/page-check.js';
+import { checkPage, launchChromium, PAGE_CHECK_ENGINE, pageChecksTimeout } from '../helpers/page-check.js';
 import { signInAs } from '../helpers/sdk-oauth.js';
 import { Browserless } from '../helpers/web-client.js';
 
@@ -350,7 +350,7 @@ rules:
     });
   });
 
-  describe('in Chromium', () => {
+  describe.runIf(engine === PAGE_CHECK_ENGINE)('in Chromium', () => {
     let chromium: Browser;
     let signedIn: BrowserContext;
     beforeAll(async () => {

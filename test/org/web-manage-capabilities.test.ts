@@ -11,7 +11,7 @@ import { engines } from '../helpers/databases.js';
 import { MIA, pageWords as words, secretOnPage, ownerInChromium, startManageOrg, submitForm as submit, type ManageOrg } from '../helpers/manage-org.js';
 import { connectOrgMcp } from '../helpers/org-mcp.js';
 import { OWNER } from '../helpers/org.js';
-import { checkPage, pageChecksTimeout } from '../helpers/page-check.js';
+import { checkPage, PAGE_CHECK_ENGINE, pageChecksTimeout } from '../helpers/page-check.js';
 import type { Browserless } from '../helpers/web-client.js';
 
 const SCHEMA = JSON.stringify({ type: 'object', required: ['text'], properties: { text: { type: 'string' } } });
@@ -166,7 +166,7 @@ describe.each(engines)('managing capabilities from the web on %s', (engine) => {
     expect(await capabilityRow('filed_cap')).toEqual(before);
   });
 
-  describe('in Chromium', () => {
+  describe.runIf(engine === PAGE_CHECK_ENGINE)('in Chromium', () => {
     const chromium = ownerInChromium(() => m.org.url);
 
     it('passes the browser check: the new-capability form, its problems, the secret shown once, the edit form', async () => {
