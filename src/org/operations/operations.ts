@@ -16,6 +16,7 @@ import { eq, inArray, sql, type SQL, type WithSubquery } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/database.js';
 import { isAppError } from '../../platform/errors.js';
+import { fixedInsert } from '../../platform/fixed-statement.js';
 import { ignoreLostRace } from '../../platform/state-table.js';
 import { jobKind, type ClaimedHere, type JobHandler, type JobInfo } from '../../platform/jobs.js';
 import { toIso } from '../../platform/time.js';
@@ -116,6 +117,12 @@ export interface NewOperation {
   firstWrites?: (operationId: string) => { writes: SQL[]; held: unknown };
 }
 
+/**
+ * The row an operation's start writes (its times and the rest are the table's defaults). Fixed: drizzle's insert
+ * builder made and rendered every column of the table on each start (bench/RESULTS.md, session 53).
+ */
+const insertOperation = fixedInsert(operations, ['id', 'kind', 'status', 'personId', 'clientId', 'agentId', 'spaceId', 'input', 'traceparent']);
+
 /** Started here, the run is handed the queued row its start wrote (no read of what was just written). */
 const runOperation = jobKind<{ operation_id: string }, { written: OperationRow; held: unknown }>('org.operation');
 
@@ -186,7 +193,7 @@ export async function startOperation(ctx: OrgContext, db: Queryable, request: Ne
   const payload = { operation_id: queued.id };
   const here = startedHere.getStore();
   if (!here?.open) {
-    const alongside = [db.insert(operations).values(queued).getSQL(), activityStatement({ entries: [operationActivity(written, 'operation.started')] })];
+    const alongside = [insertOperation.bind(queued), activityStatement({ entries: [operationActivity(written, 'operation.started')] })];
     await runOperation.enqueue(db, payload, { alongside });
     return queued.id;
   }
@@ -197,7 +204,7 @@ export async function startOperation(ctx: OrgContext, db: Queryable, request: Ne
   const called = here.calledEntry && here.enteredWith === undefined ? here.calledEntry(queued.id) : undefined;
   const entries = [operationActivity(written, 'operation.started'), ...(called ? [called] : []), operationActivity(running, 'operation.running')];
   const first = firstWrites?.(queued.id);
-  const alongside = [db.insert(operations).values({ ...queued, status: 'running' }).getSQL(), activityStatement({ entries }), ...(first?.writes ?? [])];
+  const alongside = [insertOperation.bind({ ...queued, status: 'running' }), activityStatement({ entries }), ...(first?.writes ?? [])];
   here.started.push(await runOperation.enqueueHere(ctx.jobs, db, payload, alongside, { written: running, held: first ? first.held : held }));
   if (called) here.enteredWith = queued.id;
   return queued.id;
