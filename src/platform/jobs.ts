@@ -11,6 +11,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { queryRows, type Database, type Queryable } from './database.js';
+import { fixedStatement, type FixedStatement, type Slots } from './fixed-statement.js';
 import { outageReporter } from './database-outage.js';
 import { jobs } from './schema.js';
 
@@ -95,16 +96,55 @@ function withAlongside(alongside: SQL[] | undefined, statement: SQL): SQL {
  * `enqueueJob`'s statement, to embed in a larger one: with `from` (`FROM delivery`, a CTE of the same statement)
  * it queues the job once per row of it, so a job is queued together with what it is for, in one round trip.
  */
-export function enqueueJobStatement(kind: string, payload: Record<string, unknown>, options: EnqueueOptions = {}, from: SQL = sql``): SQL {
-  const runAt = options.runAt ? sql`${new Date(options.runAt).toISOString()}::timestamptz` : sql`now()`;
+export function enqueueJobStatement(kind: string, payload: Record<string, unknown>, options: EnqueueOptions = {}, from?: SQL): SQL {
+  const values: JobValues = {
+    kind,
+    payload: JSON.stringify(payload),
+    runAt: options.runAt ? new Date(options.runAt).toISOString() : null,
+    key: options.key ?? null,
+    maxAttempts: options.maxAttempts ?? 5,
+  };
+  const conflict: OnConflict = !options.key ? 'none' : (options.ifPending ?? 'replace');
+  // Without `from`, the statement is one of three shapes, each rendered once (fixed-statement.ts): enqueues are
+  // among the most frequent writes (every operation's start, every delivery's next attempt).
+  return from ? jobInsert(values, conflict, from) : enqueueShapes[conflict].bind(values);
+}
+
+interface JobValues {
+  kind: string;
+  /** The payload as JSON. */
+  payload: string;
+  /** ISO time; null for now. */
+  runAt: string | null;
+  key: string | null;
+  maxAttempts: number;
+}
+
+type OnConflict = 'none' | 'replace' | 'keep';
+
+/** The INSERT of a job, its values given or placeholders (`Slots`) for a fixed statement. */
+function jobInsert(values: JobValues | Slots<JobValues>, conflict: OnConflict, from: SQL = sql``): SQL {
   const insert = sql`INSERT INTO ${jobs} (kind, payload, run_at, key, max_attempts)
-    SELECT ${kind}::text, ${JSON.stringify(payload)}::jsonb, ${runAt}, ${options.key ?? null}::text, ${options.maxAttempts ?? 5}::int ${from}`;
-  if (!options.key) return insert;
+    SELECT ${values.kind}::text, ${values.payload}::jsonb, coalesce(${values.runAt}::timestamptz, now()), ${values.key}::text, ${values.maxAttempts}::int ${from}`;
+  if (conflict === 'none') return insert;
   // `keep` leaves a pending job as it is and only starts again one that failed for good.
-  const onlyFailed = options.ifPending === 'keep' ? sql` WHERE ${jobs}.failed_at IS NOT NULL` : sql``;
+  const onlyFailed = conflict === 'keep' ? sql` WHERE ${jobs}.failed_at IS NOT NULL` : sql``;
   return sql`${insert} ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, payload = excluded.payload, run_at = excluded.run_at,
     attempts = 0, failed_at = NULL, last_error = NULL, locked_until = NULL${onlyFailed}`;
 }
+
+const enqueueShapes: Record<OnConflict, FixedStatement<JobValues>> = {
+  none: fixedStatement((slot) => jobInsert(slot, 'none')),
+  replace: fixedStatement((slot) => jobInsert(slot, 'replace')),
+  keep: fixedStatement((slot) => jobInsert(slot, 'keep')),
+};
+
+/** A job enqueued already claimed by this process (`enqueueHere`), for one lease. */
+const claimedInsert = fixedStatement<{ kind: string; payload: string; leaseSeconds: number }>(
+  (slot) => sql`INSERT INTO ${jobs} (kind, payload, attempts, locked_until)
+    VALUES (${slot.kind}, ${slot.payload}::jsonb, 1, now() + make_interval(secs => ${slot.leaseSeconds}::int))
+    RETURNING id, kind, key, payload, attempts, max_attempts`,
+);
 
 export async function cancelJob(db: Queryable, key: string): Promise<void> {
   await db.delete(jobs).where(sql`${jobs.key} = ${key}`);
@@ -309,9 +349,7 @@ export function startJobWorker(database: Database, options: JobWorkerOptions): J
       await enqueueJob(db, kind, payload, { alongside });
       return { run: async () => {} };
     }
-    const insert = sql`INSERT INTO ${jobs} (kind, payload, attempts, locked_until)
-      VALUES (${kind}, ${JSON.stringify(payload)}::jsonb, 1, now() + make_interval(secs => ${leaseSeconds}::int))
-      RETURNING id, kind, key, payload, attempts, max_attempts`;
+    const insert = claimedInsert.bind({ kind, payload: JSON.stringify(payload), leaseSeconds });
     const [claimed] = await queryRows<ClaimedJob>(db, withAlongside(alongside, insert));
     return {
       run() {

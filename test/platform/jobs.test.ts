@@ -160,4 +160,20 @@ describe.each(engines)('job queue on %s', (engine) => {
     await worker(database, { later: async () => void (ran = true) }).runDue();
     expect(ran).toBe(false);
   });
+
+  it('keeps one pending job per key: `replace` moves its time and payload, `keep` leaves it and starts again only one that failed for good', async () => {
+    const { database } = await open();
+    const stored = () => database.rows<{ payload: { n: number }; later: boolean; failed: boolean; attempts: number }>(
+      sql`SELECT payload, run_at > now() + interval '30 seconds' AS later, failed_at IS NOT NULL AS failed, attempts FROM jobs WHERE key = 'k'`,
+    );
+    await enqueueJob(database.db, 'keyed', { n: 1 }, { key: 'k', runAt: new Date(Date.now() + 60_000) });
+    await enqueueJob(database.db, 'keyed', { n: 2 }, { key: 'k' });
+    expect(await stored()).toEqual([{ payload: { n: 2 }, later: false, failed: false, attempts: 0 }]);
+
+    await enqueueJob(database.db, 'keyed', { n: 3 }, { key: 'k', ifPending: 'keep', runAt: new Date(Date.now() + 60_000) });
+    expect(await stored()).toEqual([{ payload: { n: 2 }, later: false, failed: false, attempts: 0 }]);
+    await database.db.execute(sql`UPDATE jobs SET failed_at = now(), attempts = 5 WHERE key = 'k'`);
+    await enqueueJob(database.db, 'keyed', { n: 4 }, { key: 'k', ifPending: 'keep', runAt: new Date(Date.now() + 60_000) });
+    expect(await stored()).toEqual([{ payload: { n: 4 }, later: true, failed: false, attempts: 0 }]);
+  });
 });

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import { hashToken } from '../../auth/ids.js';
 import { queryRows, type Queryable } from '../../platform/database.js';
+import { fixedStatement, type Slots } from '../../platform/fixed-statement.js';
 import { toIso } from '../../platform/time.js';
 import { orgErrors } from '../errors.js';
 import { isText } from '../fields.js';
@@ -35,13 +36,23 @@ export async function issueCallbackToken(db: Queryable, operationId: string): Pr
  * statement) it stores the token once per row of it. `token` is what the agent is given; `expiresAt`, when the
  * caller tells the agent the expiry before the statement runs, is stored as given.
  */
-export function callbackTokenStatement(operationId: string, from: SQL = sql``, expiresAt?: string): { token: string; statement: SQL } {
+export function callbackTokenStatement(operationId: string, { from, expiresAt }: { from?: SQL; expiresAt?: string } = {}): { token: string; statement: SQL } {
   const token = `cbt_${randomBytes(32).toString('base64url')}`;
-  const expiry = expiresAt ? sql`${expiresAt}::timestamptz` : sql`now() + make_interval(secs => ${CALLBACK_TOKEN_SECONDS}::int)`;
-  const statement = sql`INSERT INTO ${callbackTokens} (hash, operation_id, expires_at)
-    SELECT ${hashToken(token)}::text, ${operationId}::text, ${expiry} ${from}`;
-  return { token, statement };
+  const values: TokenValues = { hash: hashToken(token), operationId, expiresAt: expiresAt ?? null };
+  // Without `from` it is issued with every delivery's first attempt: its text is rendered once (fixed-statement.ts).
+  return { token, statement: from ? tokenInsert(values, from) : fixedTokenInsert.bind(values) };
 }
+
+type TokenValues = { hash: string; operationId: string; expiresAt: string | null };
+
+/** The token's INSERT, its values given or placeholders for the fixed statement; no expiry given is the longest. */
+function tokenInsert(values: TokenValues | Slots<TokenValues>, from: SQL = sql``): SQL {
+  return sql`INSERT INTO ${callbackTokens} (hash, operation_id, expires_at)
+    SELECT ${values.hash}::text, ${values.operationId}::text,
+      coalesce(${values.expiresAt}::timestamptz, now() + make_interval(secs => ${CALLBACK_TOKEN_SECONDS}::int)) ${from}`;
+}
+
+const fixedTokenInsert = fixedStatement<TokenValues>((slot) => tokenInsert(slot));
 
 /** The operation `token` was issued for, when it is `operationId` and the token is still valid; else 401. */
 export async function authenticateCallback(db: Queryable, operationId: string, token: string | undefined): Promise<OperationRow> {

@@ -15,6 +15,7 @@
  */
 import { and, eq, sql, type SQL, type WithSubquery } from 'drizzle-orm';
 import { queryRows, type Queryable, type Tx } from '../../platform/database.js';
+import { fixedStatement } from '../../platform/fixed-statement.js';
 import { withTraceparent } from '../../platform/trace.js';
 import { recordActivity, type NewActivity } from '../activity/records.js';
 import { enqueueJobStatement, jobKind, type JobInfo } from '../../platform/jobs.js';
@@ -106,20 +107,25 @@ export function firstDeliveryWrites(ctx: OrgContext, operationId: string, type: 
   const now = Date.now();
   const counted: DeliveryRow = { ...delivery, attempts: 1, firstAttemptAt: new Date(now).toISOString() };
   const expiresAt = new Date(now + CALLBACK_TOKEN_SECONDS * 1000).toISOString();
-  const issued = callbackTokenStatement(operationId, sql``, expiresAt);
+  const issued = callbackTokenStatement(operationId, { expiresAt });
   const writes = [
-    firstDeliveryInsert(delivery, sql`${counted.firstAttemptAt}::timestamptz`),
+    firstDeliveryInsert(delivery, counted.firstAttemptAt),
     enqueueJobStatement(deliverWork.kind, { delivery_id: counted.id }, nextAttemptOf(ctx, counted.id)),
     issued.statement,
   ];
   return { writes, stored: { counted, token: { token: issued.token, expiresAt } } };
 }
 
-/** The INSERT of a first delivery, its first attempt counted at `firstAttemptAt`. */
-function firstDeliveryInsert(delivery: DeliveryRow, firstAttemptAt: SQL): SQL {
-  return sql`INSERT INTO ${deliveries} (id, operation_id, type, content, attempts, first_attempt_at)
-    VALUES (${delivery.id}, ${delivery.operationId}, ${delivery.type}, ${JSON.stringify(delivery.content)}::jsonb, 1, ${firstAttemptAt})`;
+/** The INSERT of a first delivery, its first attempt counted at `firstAttemptAt` (null: the statement's time). */
+function firstDeliveryInsert(delivery: DeliveryRow, firstAttemptAt: string | null): SQL {
+  const { id, operationId, type } = delivery;
+  return insertFirstDelivery.bind({ id, operationId, type, content: JSON.stringify(delivery.content), firstAttemptAt });
 }
+
+const insertFirstDelivery = fixedStatement<{ id: string; operationId: string; type: DeliveryType; content: string; firstAttemptAt: string | null }>(
+  (slot) => sql`INSERT INTO ${deliveries} (id, operation_id, type, content, attempts, first_attempt_at)
+    VALUES (${slot.id}, ${slot.operationId}, ${slot.type}, ${slot.content}::jsonb, 1, coalesce(${slot.firstAttemptAt}::timestamptz, now()))`,
+);
 
 /** An operation's first delivery, not stored yet; its id follows the operation's, so it is stored once. */
 function newDelivery(operationId: string, type: DeliveryType, content: DeliveryContent): DeliveryRow {
@@ -221,10 +227,10 @@ async function storeFirstAttempt(
   nextAttempt: { key: string; runAt: Date },
 ): Promise<{ counted: DeliveryRow; token: CallbackToken } | undefined> {
   const from = sql`FROM delivery`;
-  const issued = callbackTokenStatement(delivery.operationId, from);
+  const issued = callbackTokenStatement(delivery.operationId, { from });
   const [row] = await queryRows<{ first_attempt_at: string; expires_at: string }>(
     db,
-    sql`WITH delivery AS (${firstDeliveryInsert(delivery, sql`now()`)} ON CONFLICT DO NOTHING RETURNING first_attempt_at),
+    sql`WITH delivery AS (${firstDeliveryInsert(delivery, null)} ON CONFLICT DO NOTHING RETURNING first_attempt_at),
       next_attempt AS (${enqueueJobStatement(deliverWork.kind, { delivery_id: delivery.id }, nextAttempt, from)}),
       token AS (${issued.statement} RETURNING expires_at)
       SELECT delivery.first_attempt_at::text, token.expires_at::text FROM delivery, token`,
