@@ -32,20 +32,20 @@ export function fixedStatement<Values extends object>(build: (slot: Slots<Values
       rendered ??= render(build(slots() as Slots<Values>));
       const { pieces, parameters } = rendered;
       const chunks: unknown[] = [pieces[0]];
-      for (let i = 0; i < parameters.length; i++) chunks.push(chunk(parameters[i]!(values as Record<string, unknown>)), pieces[i + 1]);
+      for (let i = 0; i < parameters.length; i++) chunks.push(bareParam(parameters[i]!(values as Record<string, unknown>)), pieces[i + 1]);
       return new SQL(chunks as SQLChunk[]);
     },
   };
 }
 
 /**
- * A value as a chunk of the bound statement. A string, number, boolean or null is left bare: drizzle renders a bare
- * value as a parameter, and tells it from its own chunks at its first look (not an object), where a `Param` is told
- * apart by a walk of its class for each kind of chunk drizzle has. Anything else (an array would be rendered as a
- * list) is wrapped as a `Param`, as drizzle's own builders wrap it.
+ * A value (already encoded for the driver) as a chunk of a statement. A string, number, boolean or null is left
+ * bare: drizzle renders a bare value as a parameter, and tells it from its own chunks at its first look (not an
+ * object), where a `Param` is told apart by a walk of its class for each kind of chunk drizzle has. Anything else
+ * (an array would be rendered as a list) is wrapped as a `Param`, as drizzle's own builders wrap it.
  */
-function chunk(value: unknown): unknown {
-  return typeof value === 'object' && value !== null ? new Param(value) : value;
+export function bareParam(value: unknown): SQLChunk {
+  return (typeof value === 'object' && value !== null ? new Param(value) : value) as SQLChunk;
 }
 
 interface Rendered {

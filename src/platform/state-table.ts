@@ -7,9 +7,10 @@
  * throws the refusal naming the status the row is really in, or the row's `not_found`. Operations, tasks,
  * decisions and the content workflows each declare their table; the rule of applying one is written here once.
  */
-import { and, Column, eq, getTableColumns, inArray, is, sql, SQL, type WithSubquery } from 'drizzle-orm';
+import { Column, eq, getTableColumns, is, sql, SQL, type WithSubquery } from 'drizzle-orm';
 import type { PgColumn, PgTable, PgUpdateSetSource, SelectedFields } from 'drizzle-orm/pg-core';
 import { inTransaction, queryRows, type Queryable } from './database.js';
+import { bareParam } from './fixed-statement.js';
 import { isAppError } from './errors.js';
 
 export interface Transition<Status extends string> {
@@ -73,6 +74,13 @@ export function stateTable<T extends MovableTable, Status extends string, Event 
 ): StateTable<T, Status, Event, Told> {
   const { table, transitions } = spec;
   const shape = tableShape(table);
+  // Each event's `status IN (…)`, made once; its statuses go as bare parameters (fixed-statement.ts `bareParam`).
+  const leaving = Object.fromEntries(
+    Object.entries<Transition<Status>>(transitions).map(([event, { from }]) => [
+      event,
+      from.length ? sql`${table.status} IN (${sql.join(from.map((status) => sql`${status}`), sql`, `)})` : sql`false`,
+    ]),
+  ) as Record<Event, SQL>;
   return {
     transitions,
     async move(db, target, event, changes = {}, alongside = []) {
@@ -84,7 +92,8 @@ export function stateTable<T extends MovableTable, Status extends string, Event 
         ...spec.stamp?.(transition),
         ...(transition.to === null ? {} : { status: transition.to }),
       } as PgUpdateSetSource<T>;
-      const where = and(eq(table.id, id), inArray(table.status, [...transition.from]), spec.guard?.(event));
+      const guard = spec.guard?.(event);
+      const where = sql`${table.id} = ${id} AND ${leaving[event]}${guard ? sql` AND (${guard})` : sql``}`;
       const update = async (on: Queryable) => {
         const [row] = (await (alongside.length ? on.with(...alongside) : on).update(table).set(set).where(where).returning()) as T['$inferSelect'][];
         return row;
@@ -146,7 +155,7 @@ function movedStatement(shape: TableShape, set: Record<string, unknown>, where: 
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => {
       const column = shape.byKey[key]!;
-      return sql`${sql.identifier(column.name)} = ${computed(value) ? value : sql.param(value, column)}`;
+      return sql`${sql.identifier(column.name)} = ${computed(value) ? value : bareParam(value === null ? null : column.mapToDriverValue(value))}`;
     });
   const update = sql`UPDATE ${shape.table} SET ${sql.join(assignments, sql`, `)} WHERE ${where} RETURNING ${shape.names}`;
   const ctes = [
