@@ -13,7 +13,7 @@
  * delivery and token bound this way, an operation's start went from about 9 % to 6 % of the organization's busy
  * time in message_agent, drizzle's own share from about 10 % to 8 % (bench/RESULTS.md, session 53).
  */
-import { getTableColumns, is, Param, Placeholder, SQL, sql, StringChunk, type SQLChunk } from 'drizzle-orm';
+import { getTableColumns, is, Param, Placeholder, SQL, sql, StringChunk, type DriverValueEncoder, type SQLChunk } from 'drizzle-orm';
 import { PgDialect, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 
 /** A placeholder for each value of the statement, by the value's name. */
@@ -32,7 +32,7 @@ export function fixedStatement<Values extends object>(build: (slot: Slots<Values
       rendered ??= render(build(slots() as Slots<Values>));
       const { pieces, parameters } = rendered;
       const chunks: unknown[] = [pieces[0]];
-      for (let i = 0; i < parameters.length; i++) chunks.push(bareParam(parameters[i]!(values as Record<string, unknown>)), pieces[i + 1]);
+      for (let i = 0; i < parameters.length; i++) chunks.push(parameters[i]!(values as Record<string, unknown>), pieces[i + 1]);
       return new SQL(chunks as SQLChunk[]);
     },
   };
@@ -44,15 +44,20 @@ export function fixedStatement<Values extends object>(build: (slot: Slots<Values
  * object), where a `Param` is told apart by a walk of its class for each kind of chunk drizzle has. Anything else
  * (an array would be rendered as a list) is wrapped as a `Param`, as drizzle's own builders wrap it.
  */
-export function bareParam(value: unknown): SQLChunk {
+function bareParam(value: unknown): SQLChunk {
   return (typeof value === 'object' && value !== null ? new Param(value) : value) as SQLChunk;
+}
+
+/** `value` encoded by its column (null stays NULL, as drizzle's `Param` keeps it), as a chunk (`bareParam`). */
+export function encodedParam(value: unknown, encoder: DriverValueEncoder<unknown, unknown>): SQLChunk {
+  return bareParam(value === null ? null : encoder.mapToDriverValue(value));
 }
 
 interface Rendered {
   /** The text between parameters: one more piece than parameters. */
   pieces: StringChunk[];
-  /** Each parameter's value, in order, from the values bound. */
-  parameters: Array<(values: Record<string, unknown>) => unknown>;
+  /** Each parameter, in order, as a chunk made from the values bound. */
+  parameters: Array<(values: Record<string, unknown>) => SQLChunk>;
 }
 
 const dialect = new PgDialect();
@@ -75,18 +80,19 @@ function render(statement: SQL): Rendered {
   };
 }
 
-function parameter(param: unknown): (values: Record<string, unknown>) => unknown {
+function parameter(param: unknown): (values: Record<string, unknown>) => SQLChunk {
   if (is(param, Param) && is(param.value, Placeholder)) {
     const { encoder } = param;
     const read = value(param.value.name);
-    return (values) => {
-      const given = read(values);
-      return given === null ? null : encoder.mapToDriverValue(given);
-    };
+    return (values) => encodedParam(read(values), encoder);
   }
-  if (is(param, Placeholder)) return value(param.name);
+  if (is(param, Placeholder)) {
+    const read = value(param.name);
+    return (values) => bareParam(read(values));
+  }
   // A value written into the statement when it was built: the same on every call.
-  return () => param;
+  const constant = bareParam(param);
+  return () => constant;
 }
 
 function value(name: string): (values: Record<string, unknown>) => unknown {

@@ -10,7 +10,7 @@
 import { Column, eq, getTableColumns, is, sql, SQL, type WithSubquery } from 'drizzle-orm';
 import type { PgColumn, PgTable, PgUpdateSetSource, SelectedFields } from 'drizzle-orm/pg-core';
 import { inTransaction, queryRows, type Queryable } from './database.js';
-import { bareParam } from './fixed-statement.js';
+import { encodedParam } from './fixed-statement.js';
 import { isAppError } from './errors.js';
 
 export interface Transition<Status extends string> {
@@ -74,7 +74,7 @@ export function stateTable<T extends MovableTable, Status extends string, Event 
 ): StateTable<T, Status, Event, Told> {
   const { table, transitions } = spec;
   const shape = tableShape(table);
-  // Each event's `status IN (…)`, made once; its statuses go as bare parameters (fixed-statement.ts `bareParam`).
+  // Each event's `status IN (…)`, made once; its statuses go as bare parameters (fixed-statement.ts).
   const leaving = Object.fromEntries(
     Object.entries<Transition<Status>>(transitions).map(([event, { from }]) => [
       event,
@@ -155,7 +155,7 @@ function movedStatement(shape: TableShape, set: Record<string, unknown>, where: 
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => {
       const column = shape.byKey[key]!;
-      return sql`${sql.identifier(column.name)} = ${computed(value) ? value : bareParam(value === null ? null : column.mapToDriverValue(value))}`;
+      return sql`${sql.identifier(column.name)} = ${computed(value) ? value : encodedParam(value, column)}`;
     });
   const update = sql`UPDATE ${shape.table} SET ${sql.join(assignments, sql`, `)} WHERE ${where} RETURNING ${shape.names}`;
   const ctes = [
