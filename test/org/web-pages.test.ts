@@ -3,6 +3,7 @@
  * the window on a phone (375 px) or a desktop (1280 px).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { SCOPE_NAMES } from '../../src/auth/scopes.js';
 import { orgTools } from '../../src/org/mcp/server.js';
@@ -76,6 +77,28 @@ describe.each(engines)('org home, tools and layout on %s', (engine) => {
     expect(icon.status).toBe(200);
     expect(icon.headers.get('content-type')).toBe('image/svg+xml');
     expect((await fetch(`${org.url}/favicon.ico`, { redirect: 'manual' })).headers.get('location')).toBe('/favicon.svg');
+  });
+
+  it('links each stylesheet by its version, kept a year, and revalidates any other request for it', async () => {
+    const html = await (await fetch(`${org.url}/signin`)).text();
+    const hrefs = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((match) => match[1].replaceAll('&amp;', '&'));
+    expect(hrefs).toEqual([expect.stringMatching(/^\/assets\/pico\.css\?v=[\w-]{22}$/), expect.stringMatching(/^\/assets\/console\.css\?v=[\w-]{22}$/)]);
+    const stylesheet = readFileSync(new URL('../../src/org/web/assets/console.css', import.meta.url), 'utf8');
+
+    const linked = await fetch(`${org.url}${hrefs[1]}`);
+    expect(linked.status).toBe(200);
+    expect(linked.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(await linked.text()).toBe(stylesheet);
+    // The version is the ETag: a page from before an upgrade names a version this one revalidates, not keeps.
+    const etag = linked.headers.get('etag')!;
+    expect(hrefs[1]).toContain(`?v=${etag.slice(1, -1)}`);
+    for (const path of ['/assets/console.css', '/assets/console.css?v=an-earlier-version0000']) {
+      const other = await fetch(`${org.url}${path}`);
+      expect(other.headers.get('cache-control')).toBe('no-cache');
+      expect(await other.text()).toBe(stylesheet);
+      const again = await fetch(`${org.url}${path}`, { headers: { 'if-none-match': etag } });
+      expect(again.status).toBe(304);
+    }
   });
 
   it.each([375, 1280])('fits the header and the connections table in a %i px window', async (width) => {

@@ -6,6 +6,7 @@
  */
 import type { ComponentChildren, VNode } from 'preact';
 import { render } from 'preact-render-to-string';
+import { assetUrl } from './assets.js';
 
 /** The console's sections, in the navigation's order. */
 export const CONSOLE_SECTIONS = [
@@ -82,9 +83,9 @@ export function Page({ title, signedIn, children }: PageProps): VNode {
         <meta name="referrer" content="no-referrer" />
         <title>{`${title} · Atrium`}</title>
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-        <link rel="stylesheet" href="/assets/pico.css" />
-        <link rel="stylesheet" href="/assets/console.css" />
-        {signedIn?.pending !== undefined ? <script type="module" src="/assets/console.js" /> : null}
+        <link rel="stylesheet" href={assetUrl('pico.css')} />
+        <link rel="stylesheet" href={assetUrl('console.css')} />
+        {signedIn?.pending !== undefined ? <script type="module" src={assetUrl('console.js')} /> : null}
       </head>
       <body>
         <header>
